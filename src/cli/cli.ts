@@ -1,0 +1,179 @@
+// The `gengate` command line: the server and the operator commands of DESIGN.md section 5.
+import { buildContext, buildGengate } from '../app.js';
+import type { Config } from '../config.js';
+import type { AppContext } from '../context.js';
+import { microToRub } from '../domain/billing/money.js';
+import { AppError } from '../domain/errors.js';
+import { readCatalogFile } from '../services/catalog.js';
+import { demoBanner, seedDemoAccount } from '../services/demo.js';
+import { checkLedger } from '../storage/ledger-check.js';
+import { openDatabase } from '../storage/db.js';
+import { migrateToLatest } from '../storage/migrations.js';
+import { startWorkers } from '../workers/index.js';
+import { listFlag, parseArgs } from './args.js';
+
+const USAGE = `usage: gengate <command>
+  serve [--role all|api|worker]          serve the API and/or run the workers (default: all)
+  migrate                                apply database migrations
+  account create --messaging-id N [--coefficient X]
+  account show N
+  key create --account N [--name S] [--models a,b] [--ips cidr,...] [--rate N]
+  key update ID [--models a,b|none] [--ips cidr,...|none] [--rate N|none]
+  key delete ID
+  topup KEY_ID AMOUNT_RUB [--note S]
+  maintenance on|off
+  models import FILE
+  ledger check`;
+
+const cliActor = { actor: 'cli' };
+
+/** Returns an exit code, or undefined when the process should keep running (serve). */
+export async function runCli(argv: string[], config: Config): Promise<number | undefined> {
+  const { positional, flags } = parseArgs(argv);
+  const [command, sub, ...rest] = positional;
+  switch (command) {
+    case 'serve':
+      await serve(config, String(flags.role ?? 'all'));
+      return undefined;
+    case 'migrate': {
+      const db = openDatabase(config);
+      const applied = await migrateToLatest(db);
+      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      await db.close();
+      return 0;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+      console.log(USAGE);
+      return command ? 0 : 2;
+    default:
+      return withContext(config, (ctx) => operatorCommand(ctx, command, sub, rest, flags));
+  }
+}
+
+async function withContext(config: Config, work: (ctx: AppContext) => Promise<number>): Promise<number> {
+  const { ctx, db, redis } = await buildContext(config);
+  try {
+    return await work(ctx);
+  } catch (error) {
+    if (error instanceof AppError) {
+      console.error(`error: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    redis?.disconnect();
+    await db.close();
+  }
+}
+
+async function operatorCommand(
+  ctx: AppContext,
+  command: string,
+  sub: string | undefined,
+  rest: string[],
+  flags: Record<string, string | true>,
+): Promise<number> {
+  const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
+  const nullable = (value: string | true | undefined, parse: (v: string) => unknown) =>
+    value === undefined ? undefined : value === 'none' ? null : parse(String(value));
+  switch (`${command} ${sub ?? ''}`.trim()) {
+    case 'account create': {
+      const account = await ctx.accounts.createAccount({ messaging_id: flags['messaging-id'], coefficient: flags.coefficient }, cliActor);
+      print({ messaging_id: account.messaging_id, coefficient: account.coefficient_ppm / 1e6, webhook_secret: account.webhook_secret });
+      return 0;
+    }
+    case 'account show': {
+      const account = await ctx.accounts.accountByMessagingId(rest[0]);
+      const keys = await ctx.accounts.keysOf(account.id);
+      print({ messaging_id: account.messaging_id, keys: keys.map((k) => ({ id: k.id, name: k.name, balance: microToRub(k.balance) })) });
+      return 0;
+    }
+    case 'key create': {
+      const account = await ctx.accounts.accountByMessagingId(flags.account);
+      const { key, secret } = await ctx.accounts.createKey(
+        account.id,
+        {
+          name: typeof flags.name === 'string' ? flags.name : undefined,
+          allowed_models: listFlag(flags.models),
+          allowed_ip_cidrs: listFlag(flags.ips),
+          rate_limit_per_min: flags.rate === undefined ? undefined : Number(flags.rate),
+        },
+        cliActor,
+      );
+      print({ id: key.id, key_value: secret, note: 'the full key is shown only now' });
+      return 0;
+    }
+    case 'key update': {
+      const patch: Record<string, unknown> = {};
+      const models = nullable(flags.models, (v) => listFlag(v));
+      const ips = nullable(flags.ips, (v) => listFlag(v));
+      const rate = nullable(flags.rate, Number);
+      if (models !== undefined) patch.allowed_models = models;
+      if (ips !== undefined) patch.allowed_ip_cidrs = ips;
+      if (rate !== undefined) patch.rate_limit_per_min = rate;
+      const key = await ctx.accounts.updateKeyRestrictions(Number(rest[0]), patch, cliActor);
+      print({ id: key.id, allowed_models: key.allowed_models, allowed_ip_cidrs: key.allowed_ip_cidrs, rate_limit_per_min: key.rate_limit_per_min });
+      return 0;
+    }
+    case 'key delete':
+      await ctx.accounts.deleteKey(Number(rest[0]), cliActor);
+      console.log('deleted');
+      return 0;
+    case 'maintenance on':
+    case 'maintenance off':
+      print({ enabled: await ctx.maintenance.set(sub === 'on') });
+      return 0;
+    case 'models import': {
+      const file = rest[0];
+      if (!file) throw new AppError('missing_parameter', 'models import needs a FILE');
+      const models = readCatalogFile(file, ctx.clock.now());
+      await ctx.catalog.importModels(models);
+      console.log(`imported ${models.length} models`);
+      return 0;
+    }
+    case 'ledger check': {
+      const violations = await checkLedger(ctx.storage.db);
+      if (violations.length === 0) {
+        console.log('ledger ok: every invariant holds');
+        return 0;
+      }
+      console.error(`ledger check failed: ${violations.length} violation(s)`);
+      for (const v of violations) console.error(`  - ${v.rule}: ${v.subject}: ${v.detail}`);
+      return 1;
+    }
+    default:
+      if (command === 'topup') {
+        const [keyId, amount] = [sub, rest[0]];
+        const balance = await ctx.accounts.topup(Number(keyId), amount, typeof flags.note === 'string' ? flags.note : undefined, cliActor);
+        print({ balance: microToRub(balance) });
+        return 0;
+      }
+      console.error(USAGE);
+      return 2;
+  }
+}
+
+async function serve(config: Config, role: string): Promise<void> {
+  if (!['all', 'api', 'worker'].includes(role)) throw new Error(`--role must be all, api or worker, got ${role}`);
+  const gengate = await buildGengate(config);
+  const { ctx, http } = gengate;
+  const log = (msg: string, err?: unknown) => http.log.error({ err }, msg);
+  const workers = role === 'api' ? [] : await startWorkers(ctx, log);
+  if (role !== 'worker') {
+    const secret = await seedDemoAccount(ctx);
+    await http.listen({ host: config.host, port: config.port });
+    console.log(`gengate listening on ${config.publicUrl} (${ctx.storage.engine}); docs at ${config.publicUrl}/docs`);
+    if (secret) console.log(demoBanner(secret, config.publicUrl));
+  } else {
+    console.log(`gengate worker running (${ctx.storage.engine})`);
+  }
+  const shutdown = async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+    await gengate.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}

@@ -1,0 +1,88 @@
+// The one catalog of error codes: each code has its HTTP status, OpenAI-style type and default message.
+// Every error a client can see, native or /v1, comes from here.
+
+export const ERRORS = {
+  invalid_json: { status: 400, type: 'invalid_request_error', message: 'Request body is not valid JSON' },
+  missing_parameter: { status: 400, type: 'invalid_request_error', message: 'A required parameter is missing' },
+  idempotency_key_invalid: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Idempotency-Key must be 8 to 256 printable ASCII characters',
+  },
+  invalid_api_key: { status: 401, type: 'authentication_error', message: 'Invalid or missing API key' },
+  insufficient_balance: {
+    status: 402,
+    type: 'insufficient_quota',
+    message: 'Balance is below the cost of this request',
+  },
+  ip_not_allowed: { status: 403, type: 'permission_error', message: 'Caller IP address is not allowed for this key' },
+  model_not_allowed: { status: 403, type: 'permission_error', message: 'This key may not use this model' },
+  not_found: { status: 404, type: 'not_found_error', message: 'Not found' },
+  task_not_found: { status: 404, type: 'not_found_error', message: 'Task not found' },
+  model_not_found: { status: 404, type: 'not_found_error', message: 'Model not found or inactive' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed' },
+  idempotency_in_progress: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'A request with this Idempotency-Key is still in progress; retry later',
+  },
+  payload_too_large: { status: 413, type: 'invalid_request_error', message: 'Request body is too large' },
+  unsupported_media_type: {
+    status: 415,
+    type: 'invalid_request_error',
+    message: 'Content-Type must be application/json',
+  },
+  model_name_required: { status: 422, type: 'invalid_request_error', message: 'params.model_name is required' },
+  model_has_no_price: { status: 422, type: 'invalid_request_error', message: 'No price is set for this model' },
+  invalid_parameter: { status: 422, type: 'invalid_request_error', message: 'A parameter failed validation' },
+  unknown_field: { status: 422, type: 'invalid_request_error', message: 'Unknown field in request body' },
+  idempotency_key_reused: {
+    status: 422,
+    type: 'invalid_request_error',
+    message: 'Idempotency-Key was reused with a different request body',
+  },
+  webhook_url_not_allowed: {
+    status: 422,
+    type: 'invalid_request_error',
+    message: 'webhook_url must be a public http(s) URL',
+  },
+  vision_not_supported: {
+    status: 422,
+    type: 'invalid_request_error',
+    message: 'This model does not accept image input',
+  },
+  rate_limited: { status: 429, type: 'rate_limit_error', message: 'Rate limit of this key exceeded' },
+  internal_error: { status: 500, type: 'api_error', message: 'Internal server error' },
+  upstream_error: { status: 502, type: 'api_error', message: 'The upstream provider failed' },
+  maintenance: {
+    status: 503,
+    type: 'service_unavailable',
+    message: 'The service is in maintenance mode; retry later',
+  },
+  upstream_timeout: { status: 504, type: 'api_error', message: 'Timed out waiting for the result' },
+} as const satisfies Record<string, { status: number; type: string; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** A failure a client caused or may see; carries a catalog code and optional details. */
+export class AppError extends Error {
+  readonly status: number;
+  readonly type: string;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly param: string | null = null,
+    readonly extra: { headers?: Record<string, string>; body?: Record<string, unknown> } = {},
+  ) {
+    super(message ?? ERRORS[code].message);
+    this.status = ERRORS[code].status;
+    this.type = ERRORS[code].type;
+  }
+}
+
+export function errorBody(err: AppError): Record<string, unknown> {
+  return {
+    error: { message: err.message, type: err.type, code: err.code, param: err.param, ...(err.extra.body ?? {}) },
+  };
+}

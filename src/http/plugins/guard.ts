@@ -1,0 +1,68 @@
+// The checks every request passes before its handler, in the order of DESIGN.md section 4:
+// maintenance 503 → auth 401 → IP 403 → rate 429. They run in onRequest, before the body is parsed,
+// so a malformed body from an unauthenticated caller still answers 401.
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../../domain/errors.js';
+import { ipAllowed } from '../../domain/keys/restrictions.js';
+import type { AuthService, AuthenticatedKey } from '../../services/auth.js';
+import type { MaintenanceService } from '../../services/maintenance.js';
+import type { RateLimiter } from '../../services/rate-limit.js';
+
+export type RouteAccess = 'key' | 'public' | 'admin' | 'system';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey: AuthenticatedKey;
+  }
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+}
+
+export interface GuardDeps {
+  auth: AuthService;
+  maintenance: MaintenanceService;
+  rateLimiter: RateLimiter;
+  adminToken: string | undefined;
+  defaultRateLimitPerMin: number;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
+  app.decorateRequest('apiKey', null as unknown as AuthenticatedKey);
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+    // Unmatched routes default to 'public' so that maintenance mode covers them too.
+    const access: RouteAccess = request.routeOptions.url?.startsWith('/docs')
+      ? 'system'
+      : (request.routeOptions.config?.access ?? 'public');
+    if (access === 'system') return;
+    if (access === 'admin') {
+      // Without ADMIN_TOKEN the admin API does not exist.
+      if (!deps.adminToken) throw new AppError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`);
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+      if (!match || !sameSecret(match[1], deps.adminToken)) throw new AppError('invalid_api_key', 'Invalid admin token');
+      return;
+    }
+    if (await deps.maintenance.isEnabled()) throw new AppError('maintenance', undefined, null, { headers: { 'Retry-After': '60' } });
+    if (access !== 'key') return;
+
+    const key = await deps.auth.authenticate(request.headers.authorization);
+    request.apiKey = key;
+    if (!ipAllowed(request.ip, key.allowedIpCidrs)) throw new AppError('ip_not_allowed');
+
+    const decision = await deps.rateLimiter.consume(key.keyId, key.rateLimitPerMin ?? deps.defaultRateLimitPerMin);
+    reply.header('RateLimit-Limit', decision.limit);
+    reply.header('RateLimit-Remaining', decision.remaining);
+    reply.header('RateLimit-Reset', decision.resetSeconds);
+    if (!decision.allowed) {
+      throw new AppError('rate_limited', undefined, null, { headers: { 'Retry-After': String(decision.resetSeconds) } });
+    }
+  });
+}

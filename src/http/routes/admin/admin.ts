@@ -1,0 +1,136 @@
+// The operator API of DESIGN.md section 5. Bearer ADMIN_TOKEN; without the token it answers 404.
+import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../context.js';
+import { microToRub } from '../../../domain/billing/money.js';
+import { parseCatalogEntry } from '../../../domain/catalog/catalog-file.js';
+import { AppError } from '../../../domain/errors.js';
+import type { Actor } from '../../../services/accounts.js';
+import { bodyObject, positiveIntParam, rejectUnknownFields } from '../../body.js';
+import { presentAdminModel } from '../../presenters/catalog.js';
+import { presentCoefficient, presentKey } from '../../presenters/keys.js';
+
+const LOGIN_LINK_TTL_MS = 15 * 60 * 1000;
+const admin = { config: { access: 'admin' as const }, schema: { tags: ['admin'] } };
+
+export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const actor = (request: FastifyRequest): Actor => ({ actor: 'admin', ip: request.ip });
+
+  app.post('/admin/accounts', admin, async (request, reply) => {
+    const body = bodyObject(request.body);
+    rejectUnknownFields(body, ['messaging_id', 'coefficient']);
+    const account = await ctx.accounts.createAccount(body, actor(request));
+    return reply.code(201).send({
+      messaging_id: account.messaging_id,
+      coefficient: presentCoefficient(account),
+      webhook_secret: account.webhook_secret,
+      keys: [],
+    });
+  });
+
+  app.get<{ Params: { messaging_id: string } }>('/admin/accounts/:messaging_id', admin, async (request) => {
+    const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
+    const keys = await ctx.accounts.keysOf(account.id);
+    return {
+      messaging_id: account.messaging_id,
+      coefficient: presentCoefficient(account),
+      webhook_secret: account.webhook_secret,
+      keys: keys.map(presentKey),
+    };
+  });
+
+  app.post<{ Params: { messaging_id: string } }>('/admin/accounts/:messaging_id/keys', admin, async (request, reply) => {
+    const body = bodyObject(request.body);
+    rejectUnknownFields(body, ['name', 'allowed_models', 'allowed_ip_cidrs', 'rate_limit_per_min']);
+    const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
+    const { key, secret } = await ctx.accounts.createKey(account.id, body, actor(request));
+    // The only answer that ever carries the full key.
+    return reply.code(201).send({ ...presentKey(key), key_value: secret });
+  });
+
+  app.post<{ Params: { messaging_id: string } }>('/admin/accounts/:messaging_id/webhook-secret/rotate', admin, async (request) => {
+    const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
+    const updated = await ctx.accounts.rotateWebhookSecret(account.id, 24 * 3600 * 1000, actor(request));
+    return { webhook_secret: updated.webhook_secret, previous_valid_until: new Date(updated.webhook_secret_previous_until!).toISOString() };
+  });
+
+  app.patch<{ Params: { id: string } }>('/admin/keys/:id', admin, async (request) => {
+    const key = await ctx.accounts.updateKeyRestrictions(positiveIntParam(request.params.id, 'Key'), bodyObject(request.body), actor(request));
+    return presentKey(key);
+  });
+
+  app.delete<{ Params: { id: string } }>('/admin/keys/:id', admin, async (request, reply) => {
+    await ctx.accounts.deleteKey(positiveIntParam(request.params.id, 'Key'), actor(request));
+    return reply.code(204).send();
+  });
+
+  app.post<{ Params: { id: string } }>('/admin/keys/:id/topup', admin, async (request) => {
+    const body = bodyObject(request.body);
+    rejectUnknownFields(body, ['amount_rub', 'note']);
+    if (body.amount_rub === undefined) throw new AppError('missing_parameter', 'amount_rub is required', 'amount_rub');
+    const balance = await ctx.accounts.topup(positiveIntParam(request.params.id, 'Key'), body.amount_rub, body.note, actor(request));
+    return { balance: microToRub(balance) };
+  });
+
+  app.put('/admin/maintenance', admin, async (request) => {
+    const body = bodyObject(request.body);
+    rejectUnknownFields(body, ['enabled']);
+    if (typeof body.enabled !== 'boolean') throw new AppError('invalid_parameter', 'enabled must be a boolean', 'enabled');
+    const enabled = await ctx.maintenance.set(body.enabled);
+    await ctx.storage.audit.append({ accountId: null, ...actor(request), action: enabled ? 'maintenance.on' : 'maintenance.off', now: ctx.clock.now() });
+    return { enabled };
+  });
+
+  app.get('/admin/models', admin, async () => (await ctx.catalog.all()).map(presentAdminModel));
+
+  app.put<{ Params: { id: string } }>('/admin/models/:id', admin, async (request) => {
+    const body = bodyObject(request.body);
+    rejectUnknownFields(body, ['id', 'name', 'provider', 'kind', 'unit', 'priceRub', 'priceOutputRub', 'active', 'visible', 'vision', 'route', 'params_schema', 'billing']);
+    const model = parseCatalogEntry(request.params.id, body, ctx.clock.now());
+    return presentAdminModel(await ctx.catalog.upsert(model));
+  });
+
+  app.get<{ Querystring: { status?: string; limit?: string } }>('/admin/webhooks', admin, async (request) => {
+    const status = request.query.status ?? 'undelivered';
+    if (!['pending', 'delivered', 'undelivered'].includes(status)) {
+      throw new AppError('invalid_parameter', 'status must be pending, delivered or undelivered', 'status');
+    }
+    const limit = Math.min(Number(request.query.limit ?? 100) || 100, 1000);
+    const rows = await ctx.storage.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('status', '=', status as 'pending')
+      .orderBy('created_at', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      task_id: row.task_id,
+      url: row.url,
+      status: row.status,
+      attempts: row.attempts,
+      last_status_code: row.last_status_code,
+      last_error: row.last_error,
+      created_at: new Date(row.created_at).toISOString(),
+      updated_at: new Date(row.updated_at).toISOString(),
+    }));
+  });
+
+  app.post<{ Params: { messaging_id: string } }>('/admin/accounts/:messaging_id/login-link', admin, async (request, reply) => {
+    const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
+    const token = randomBytes(32).toString('base64url');
+    const now = ctx.clock.now();
+    await ctx.storage.db
+      .insertInto('panel_tokens')
+      .values({
+        token_hash: createHash('sha256').update(token).digest('hex'),
+        account_id: account.id,
+        kind: 'login_link',
+        expires_at: now + LOGIN_LINK_TTL_MS,
+        created_at: now,
+      })
+      .execute();
+    await ctx.storage.audit.append({ accountId: account.id, ...actor(request), action: 'login_link.created', now });
+    return reply.code(201).send({ url: `${ctx.config.publicUrl}/panel/login?token=${token}`, expires_at: new Date(now + LOGIN_LINK_TTL_MS).toISOString() });
+  });
+}

@@ -1,0 +1,50 @@
+// Builds the Fastify app: plugins in the order of the request pipeline, then the routes.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { registerErrorHandling } from './errors.js';
+import { registerGuard } from './plugins/guard.js';
+import { registerAdminRoutes } from './routes/admin/admin.js';
+import { registerMeRoutes } from './routes/native/me.js';
+import { registerPublicRoutes } from './routes/native/public.js';
+
+export interface RouteModule {
+  (app: FastifyInstance, ctx: AppContext): void | Promise<void>;
+}
+
+export async function buildHttpApp(ctx: AppContext, extraRoutes: RouteModule[] = []): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: ctx.config.logLevel === 'silent' ? false : { level: ctx.config.logLevel },
+    bodyLimit: ctx.config.bodyLimitBytes,
+    trustProxy: ctx.config.trustProxy,
+    // Our own request ids; the default counter is fine but make them unique across processes.
+    genReqId: () => crypto.randomUUID(),
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+  });
+  registerErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'gengate', version: '0.1.0', description: 'Generation gateway: video, image and text models behind one API key.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  app.get('/openapi.json', { config: { access: 'system' }, schema: { hide: true } }, async () => app.swagger());
+
+  registerGuard(app, {
+    auth: ctx.auth,
+    maintenance: ctx.maintenance,
+    rateLimiter: ctx.rateLimiter,
+    adminToken: ctx.config.adminToken,
+    defaultRateLimitPerMin: ctx.config.defaultRateLimitPerMin,
+  });
+
+  registerPublicRoutes(app, ctx);
+  registerMeRoutes(app, ctx);
+  registerAdminRoutes(app, ctx);
+  for (const register of extraRoutes) await register(app, ctx);
+  return app;
+}

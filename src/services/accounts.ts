@@ -1,0 +1,180 @@
+// Owner and operator use cases: accounts, keys, restrictions and top-ups. Every money movement runs
+// in one transaction with its ledger entry; every change leaves an audit record.
+import { coefficientToPpm, rubToMicro } from '../domain/billing/money.js';
+import { AppError } from '../domain/errors.js';
+import { displayParts, generateApiKey, hashApiKey } from '../domain/keys/api-key.js';
+import { parseAllowedIpCidrs, parseAllowedModels, parseRateLimit } from '../domain/keys/restrictions.js';
+import { generateWebhookSecret } from '../domain/webhooks/secret.js';
+import type { AccountRow } from '../storage/repositories/accounts.js';
+import type { ApiKeyRow } from '../storage/repositories/keys.js';
+import type { Storage } from '../storage/storage.js';
+import type { Clock } from './clock.js';
+
+export interface Actor {
+  actor: string;
+  ip?: string | null;
+}
+
+export interface KeyChangeListener {
+  (keyHash: string): void;
+}
+
+export class AccountsService {
+  private readonly keyChangeListeners: KeyChangeListener[] = [];
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Auth caches subscribe here so a restriction change or a deletion takes effect at once. */
+  onKeyChanged(listener: KeyChangeListener): void {
+    this.keyChangeListeners.push(listener);
+  }
+
+  private keyChanged(key: ApiKeyRow) {
+    for (const listener of this.keyChangeListeners) listener(key.key_hash);
+  }
+
+  async createAccount(input: { messaging_id?: unknown; coefficient?: unknown }, by: Actor): Promise<AccountRow> {
+    const messagingId = parseMessagingId(input.messaging_id);
+    const coefficientPpm = input.coefficient === undefined || input.coefficient === null ? 1_000_000 : coefficientToPpm(input.coefficient);
+    const now = this.clock.now();
+    return this.storage.transaction(async (tx) => {
+      if (await tx.accounts.byMessagingId(messagingId)) {
+        throw new AppError('invalid_parameter', `an account with messaging_id ${messagingId} already exists`, 'messaging_id');
+      }
+      const account = await tx.accounts.create({ messagingId, coefficientPpm, webhookSecret: generateWebhookSecret(), now });
+      await tx.audit.append({ accountId: account.id, ...by, action: 'account.created', details: { messaging_id: messagingId }, now });
+      return account;
+    });
+  }
+
+  async accountByMessagingId(messagingId: unknown): Promise<AccountRow> {
+    const account = await this.storage.accounts.byMessagingId(parseMessagingId(messagingId));
+    if (!account) throw new AppError('not_found', 'Account not found');
+    return account;
+  }
+
+  async keysOf(accountId: number): Promise<ApiKeyRow[]> {
+    return this.storage.keys.listForAccount(accountId);
+  }
+
+  /** Creates a key and returns its secret: the only time the full value exists. Credits nothing. */
+  async createKey(
+    accountId: number,
+    input: { name?: unknown; allowed_models?: unknown; allowed_ip_cidrs?: unknown; rate_limit_per_min?: unknown },
+    by: Actor,
+  ): Promise<{ key: ApiKeyRow; secret: string }> {
+    if (input.name !== undefined && input.name !== null && (typeof input.name !== 'string' || input.name.length > 100)) {
+      throw new AppError('invalid_parameter', 'name must be a string of at most 100 characters', 'name');
+    }
+    const allowedModels = input.allowed_models === undefined ? null : parseAllowedModels(input.allowed_models);
+    const allowedIpCidrs = input.allowed_ip_cidrs === undefined ? null : parseAllowedIpCidrs(input.allowed_ip_cidrs);
+    const rateLimitPerMin = input.rate_limit_per_min === undefined ? null : parseRateLimit(input.rate_limit_per_min);
+    const secret = generateApiKey();
+    const { prefix, last4 } = displayParts(secret);
+    const now = this.clock.now();
+    const key = await this.storage.transaction(async (tx) => {
+      const created = await tx.keys.create({
+        accountId,
+        name: (input.name as string | undefined) ?? null,
+        keyHash: hashApiKey(secret),
+        keyPrefix: prefix,
+        keyLast4: last4,
+        allowedModels,
+        allowedIpCidrs,
+        rateLimitPerMin,
+        now,
+      });
+      await tx.audit.append({ accountId, ...by, action: 'key.created', details: { key_id: created.id, prefix }, now });
+      return created;
+    });
+    return { key, secret };
+  }
+
+  async updateKeyRestrictions(keyId: number, patch: Record<string, unknown>, by: Actor, ownerAccountId?: number): Promise<ApiKeyRow> {
+    const allowed = ['allowed_models', 'allowed_ip_cidrs', 'rate_limit_per_min'];
+    const unknown = Object.keys(patch).filter((field) => !allowed.includes(field));
+    if (unknown.length > 0) throw new AppError('unknown_field', `unknown field: ${unknown[0]}`, unknown[0]);
+    const update: { allowed_models?: string | null; allowed_ip_cidrs?: string | null; rate_limit_per_min?: number | null } = {};
+    if ('allowed_models' in patch) {
+      const value = parseAllowedModels(patch.allowed_models);
+      update.allowed_models = value ? JSON.stringify(value) : null;
+    }
+    if ('allowed_ip_cidrs' in patch) {
+      const value = parseAllowedIpCidrs(patch.allowed_ip_cidrs);
+      update.allowed_ip_cidrs = value ? JSON.stringify(value) : null;
+    }
+    if ('rate_limit_per_min' in patch) update.rate_limit_per_min = parseRateLimit(patch.rate_limit_per_min);
+    const now = this.clock.now();
+    const key = await this.storage.transaction(async (tx) => {
+      const existing = await this.findKey(tx, keyId, ownerAccountId);
+      const updated = await tx.keys.updateRestrictions(existing.id, update, now);
+      if (!updated) throw new AppError('not_found', 'Key not found');
+      await tx.audit.append({ accountId: updated.account_id, ...by, action: 'key.restrictions_changed', details: { key_id: keyId, ...patch }, now });
+      return updated;
+    });
+    this.keyChanged(key);
+    return key;
+  }
+
+  async deleteKey(keyId: number, by: Actor, ownerAccountId?: number): Promise<void> {
+    const now = this.clock.now();
+    const key = await this.storage.transaction(async (tx) => {
+      const existing = await this.findKey(tx, keyId, ownerAccountId);
+      const deleted = await tx.keys.softDelete(existing.id, now);
+      if (!deleted) throw new AppError('not_found', 'Key not found');
+      await tx.audit.append({ accountId: deleted.account_id, ...by, action: 'key.deleted', details: { key_id: keyId }, now });
+      return deleted;
+    });
+    this.keyChanged(key);
+  }
+
+  /** Operator credit. The amount arrives in rubles and is converted without floats. */
+  async topup(keyId: number, amountRub: unknown, note: unknown, by: Actor): Promise<number> {
+    const amount = rubToMicro(amountRub, 'amount_rub');
+    if (amount <= 0) throw new AppError('invalid_parameter', 'amount_rub must be positive', 'amount_rub');
+    if (note !== undefined && note !== null && (typeof note !== 'string' || note.length > 500)) {
+      throw new AppError('invalid_parameter', 'note must be a string of at most 500 characters', 'note');
+    }
+    const now = this.clock.now();
+    return this.storage.transaction(async (tx) => {
+      const key = await this.findKey(tx, keyId);
+      const balance = await tx.ledger.topup({ keyId, accountId: key.account_id, now }, amount, (note as string | undefined) ?? null);
+      if (balance === undefined) throw new AppError('not_found', 'Key not found');
+      await tx.audit.append({ accountId: key.account_id, ...by, action: 'key.topup', details: { key_id: keyId, amount_micro: amount }, now });
+      return balance;
+    });
+  }
+
+  async rotateWebhookSecret(accountId: number, graceMs: number, by: Actor): Promise<AccountRow> {
+    const now = this.clock.now();
+    return this.storage.transaction(async (tx) => {
+      const account = await tx.accounts.byId(accountId);
+      if (!account) throw new AppError('not_found', 'Account not found');
+      const updated = await tx.accounts.update(accountId, {
+        webhook_secret: generateWebhookSecret(),
+        webhook_secret_previous: account.webhook_secret,
+        webhook_secret_previous_until: now + graceMs,
+      });
+      await tx.audit.append({ accountId, ...by, action: 'webhook_secret.rotated', now });
+      return updated!;
+    });
+  }
+
+  private async findKey(tx: Storage, keyId: number, ownerAccountId?: number): Promise<ApiKeyRow> {
+    if (!Number.isSafeInteger(keyId) || keyId <= 0) throw new AppError('not_found', 'Key not found');
+    const key = ownerAccountId === undefined ? await tx.keys.byIdForOperator(keyId) : await tx.keys.forAccount(ownerAccountId, keyId);
+    if (!key) throw new AppError('not_found', 'Key not found');
+    return key;
+  }
+}
+
+export function parseMessagingId(value: unknown): number {
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n <= 0) {
+    throw new AppError('invalid_parameter', 'messaging_id must be a positive integer', 'messaging_id');
+  }
+  return n;
+}

@@ -1,0 +1,232 @@
+// Schema migrations for both engines. Each migration is written once; the few type differences
+// (auto-increment ids) come from the engine helpers below.
+import { type Kysely, type Migration, Migrator, sql } from 'kysely';
+import type { Db, Engine } from './db.js';
+
+type AnyDb = Kysely<any>;
+
+function idColumn(engine: Engine) {
+  return engine === 'postgres' ? ('bigserial' as const) : ('integer' as const);
+}
+
+function withId(engine: Engine) {
+  return (col: any) => (engine === 'postgres' ? col.primaryKey() : col.primaryKey().autoIncrement());
+}
+
+function migrations(engine: Engine): Record<string, Migration> {
+  const id = idColumn(engine);
+  const pk = withId(engine);
+  return {
+    '001_foundation': {
+      async up(db: AnyDb) {
+        await db.schema
+          .createTable('accounts')
+          .addColumn('id', id, pk)
+          .addColumn('messaging_id', 'bigint', (c) => c.notNull().unique())
+          .addColumn('coefficient_ppm', 'bigint', (c) => c.notNull().defaultTo(1_000_000))
+          .addColumn('webhook_secret', 'text', (c) => c.notNull())
+          .addColumn('webhook_secret_previous', 'text')
+          .addColumn('webhook_secret_previous_until', 'bigint')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addCheckConstraint('accounts_coefficient_positive', sql`coefficient_ppm > 0`)
+          .execute();
+
+        await db.schema
+          .createTable('api_keys')
+          .addColumn('id', id, pk)
+          .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id'))
+          .addColumn('name', 'text')
+          .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+          .addColumn('key_prefix', 'text', (c) => c.notNull())
+          .addColumn('key_last4', 'text', (c) => c.notNull())
+          .addColumn('balance', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('held', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('allowed_models', 'text')
+          .addColumn('allowed_ip_cidrs', 'text')
+          .addColumn('rate_limit_per_min', 'integer')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addColumn('deleted_at', 'bigint')
+          .addCheckConstraint('api_keys_balance_nonneg', sql`balance >= 0`)
+          .addCheckConstraint('api_keys_held_nonneg', sql`held >= 0`)
+          .execute();
+        await db.schema.createIndex('api_keys_account').on('api_keys').column('account_id').execute();
+
+        await db.schema
+          .createTable('ledger_entries')
+          .addColumn('id', id, pk)
+          .addColumn('key_id', 'bigint', (c) => c.notNull().references('api_keys.id'))
+          .addColumn('account_id', 'bigint', (c) => c.notNull())
+          .addColumn('task_id', 'text')
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('amount', 'bigint', (c) => c.notNull())
+          .addColumn('balance_after', 'bigint', (c) => c.notNull())
+          .addColumn('held_after', 'bigint', (c) => c.notNull())
+          .addColumn('note', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          // One hold, at most one capture and at most one release per task: a double refund is a
+          // constraint violation, whatever the race.
+          .addUniqueConstraint('ledger_task_kind', ['task_id', 'kind'])
+          .addCheckConstraint(
+            'ledger_kind_valid',
+            sql`kind in ('topup', 'hold', 'capture', 'release', 'adjust')`,
+          )
+          .addCheckConstraint('ledger_balance_nonneg', sql`balance_after >= 0 and held_after >= 0`)
+          .execute();
+        await db.schema.createIndex('ledger_key').on('ledger_entries').columns(['key_id', 'id']).execute();
+
+        await db.schema
+          .createTable('models')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('provider', 'text', (c) => c.notNull())
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('unit', 'text', (c) => c.notNull())
+          .addColumn('price_micro', 'bigint')
+          .addColumn('price_output_micro', 'bigint')
+          .addColumn('active', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('visible', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('vision', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('route', 'text')
+          .addColumn('params_schema', 'text')
+          .addColumn('billing', 'text')
+          .addColumn('sort_order', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('tasks')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id'))
+          .addColumn('key_id', 'bigint', (c) => c.notNull().references('api_keys.id'))
+          .addColumn('model_id', 'text', (c) => c.notNull())
+          .addColumn('billing_model_id', 'text', (c) => c.notNull())
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('params', 'text', (c) => c.notNull())
+          .addColumn('hold_amount', 'bigint', (c) => c.notNull())
+          .addColumn('cost', 'bigint')
+          .addColumn('result', 'text')
+          .addColumn('error', 'text')
+          .addColumn('webhook_url', 'text')
+          .addColumn('provider', 'text', (c) => c.notNull())
+          .addColumn('provider_job_id', 'text')
+          .addColumn('provider_state', 'text')
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('requeues', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('run_at', 'bigint', (c) => c.notNull())
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_expires_at', 'bigint')
+          .addColumn('processing_ms', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('processing_started_at', 'bigint')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addColumn('finished_at', 'bigint')
+          .addCheckConstraint(
+            'tasks_status_valid',
+            sql`status in ('pending', 'processing', 'completed', 'failed')`,
+          )
+          .execute();
+        await db.schema.createIndex('tasks_queue').on('tasks').columns(['status', 'run_at']).execute();
+        await db.schema.createIndex('tasks_account').on('tasks').columns(['account_id', 'created_at']).execute();
+
+        await db.schema
+          .createTable('idempotency_keys')
+          .addColumn('id', id, pk)
+          .addColumn('key_id', 'bigint', (c) => c.notNull())
+          .addColumn('idem_key', 'text', (c) => c.notNull())
+          .addColumn('fingerprint', 'text', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('response_status', 'integer')
+          .addColumn('response_body', 'text')
+          .addColumn('task_id', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addUniqueConstraint('idempotency_key_scope', ['key_id', 'idem_key'])
+          .execute();
+        await db.schema.createIndex('idempotency_expiry').on('idempotency_keys').column('expires_at').execute();
+
+        await db.schema
+          .createTable('webhook_deliveries')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('task_id', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'bigint', (c) => c.notNull())
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('payload', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('next_attempt_at', 'bigint', (c) => c.notNull())
+          .addColumn('lease_expires_at', 'bigint')
+          .addColumn('last_status_code', 'integer')
+          .addColumn('last_error', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addColumn('delivered_at', 'bigint')
+          .execute();
+        await db.schema
+          .createIndex('webhook_due')
+          .on('webhook_deliveries')
+          .columns(['status', 'next_attempt_at'])
+          .execute();
+
+        await db.schema
+          .createTable('audit_log')
+          .addColumn('id', id, pk)
+          .addColumn('account_id', 'bigint')
+          .addColumn('actor', 'text', (c) => c.notNull())
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('details', 'text')
+          .addColumn('ip', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('audit_account').on('audit_log').columns(['account_id', 'created_at']).execute();
+
+        await db.schema
+          .createTable('settings')
+          .addColumn('key', 'text', (c) => c.primaryKey())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+
+        // One row per chat completion request: what the panel's analytics read.
+        await db.schema
+          .createTable('usage_records')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'bigint', (c) => c.notNull())
+          .addColumn('key_id', 'bigint', (c) => c.notNull())
+          .addColumn('model_id', 'text', (c) => c.notNull())
+          .addColumn('input_tokens', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('output_tokens', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('cost', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('latency_ms', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('usage_key').on('usage_records').columns(['key_id', 'created_at']).execute();
+        await db.schema.createIndex('usage_account').on('usage_records').columns(['account_id', 'created_at']).execute();
+
+        // One-time panel sign-in links and panel sessions; only token hashes are stored.
+        await db.schema
+          .createTable('panel_tokens')
+          .addColumn('token_hash', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'bigint', (c) => c.notNull())
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addColumn('used_at', 'bigint')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
+  };
+}
+
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const all = migrations(db.engine);
+  const migrator = new Migrator({
+    db: db.kysely,
+    provider: { getMigrations: async () => all },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

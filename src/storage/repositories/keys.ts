@@ -1,0 +1,110 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ApiKeysTable, Database } from '../schema.js';
+
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+
+/** A live key joined with what authentication needs from its account. */
+export interface AuthKeyRow extends ApiKeyRow {
+  messaging_id: number;
+  coefficient_ppm: number;
+}
+
+export class KeysRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async create(input: {
+    accountId: number;
+    name: string | null;
+    keyHash: string;
+    keyPrefix: string;
+    keyLast4: string;
+    allowedModels: string[] | null;
+    allowedIpCidrs: string[] | null;
+    rateLimitPerMin: number | null;
+    now: number;
+  }): Promise<ApiKeyRow> {
+    return this.db
+      .insertInto('api_keys')
+      .values({
+        account_id: input.accountId,
+        name: input.name,
+        key_hash: input.keyHash,
+        key_prefix: input.keyPrefix,
+        key_last4: input.keyLast4,
+        balance: 0,
+        held: 0,
+        allowed_models: input.allowedModels ? JSON.stringify(input.allowedModels) : null,
+        allowed_ip_cidrs: input.allowedIpCidrs ? JSON.stringify(input.allowedIpCidrs) : null,
+        rate_limit_per_min: input.rateLimitPerMin,
+        created_at: input.now,
+        updated_at: input.now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  /** Lookup by hash for authentication; deleted keys are not found. */
+  async activeByHash(keyHash: string): Promise<AuthKeyRow | undefined> {
+    return this.db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .selectAll('api_keys')
+      .select(['accounts.messaging_id', 'accounts.coefficient_ppm'])
+      .where('api_keys.key_hash', '=', keyHash)
+      .where('api_keys.deleted_at', 'is', null)
+      .executeTakeFirst();
+  }
+
+  async listForAccount(accountId: number): Promise<ApiKeyRow[]> {
+    return this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .orderBy('id')
+      .execute();
+  }
+
+  async forAccount(accountId: number, keyId: number): Promise<ApiKeyRow | undefined> {
+    return this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', keyId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+  }
+
+  /** Operator access (admin API, CLI): not owner-scoped by design. */
+  async byIdForOperator(keyId: number): Promise<ApiKeyRow | undefined> {
+    return this.db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('deleted_at', 'is', null).executeTakeFirst();
+  }
+
+  async updateRestrictions(
+    keyId: number,
+    patch: { allowed_models?: string | null; allowed_ip_cidrs?: string | null; rate_limit_per_min?: number | null },
+    now: number,
+  ): Promise<ApiKeyRow | undefined> {
+    return this.db
+      .updateTable('api_keys')
+      .set({ ...patch, updated_at: now })
+      .where('id', '=', keyId)
+      .where('deleted_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  async softDelete(keyId: number, now: number): Promise<ApiKeyRow | undefined> {
+    return this.db
+      .updateTable('api_keys')
+      .set({ deleted_at: now, updated_at: now })
+      .where('id', '=', keyId)
+      .where('deleted_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  async balanceOf(keyId: number): Promise<{ balance: number; held: number } | undefined> {
+    return this.db.selectFrom('api_keys').select(['balance', 'held']).where('id', '=', keyId).executeTakeFirst();
+  }
+}

@@ -1,0 +1,184 @@
+// Table types shared by both engines. Times are epoch milliseconds; money is integer micro-rubles;
+// JSON columns are text; booleans are 0/1 integers so the same queries run on SQLite and PostgreSQL.
+import type { Generated } from 'kysely';
+
+export interface AccountsTable {
+  id: Generated<number>;
+  messaging_id: number;
+  /** Account coefficient in millionths (1.25 → 1_250_000), so pricing stays integer. */
+  coefficient_ppm: number;
+  webhook_secret: string;
+  /** The previous secret keeps signing during the grace period after a rotation. */
+  webhook_secret_previous: string | null;
+  webhook_secret_previous_until: number | null;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string | null;
+  key_hash: string;
+  key_prefix: string;
+  key_last4: string;
+  balance: number;
+  held: number;
+  allowed_models: string | null;
+  allowed_ip_cidrs: string | null;
+  rate_limit_per_min: number | null;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export type LedgerKind = 'topup' | 'hold' | 'capture' | 'release' | 'adjust';
+
+export interface LedgerEntriesTable {
+  id: Generated<number>;
+  key_id: number;
+  account_id: number;
+  /** The task or chat request that caused the movement; null for top-ups and adjustments. */
+  task_id: string | null;
+  kind: LedgerKind;
+  /** Magnitude of the movement (adjust may be negative). */
+  amount: number;
+  balance_after: number;
+  held_after: number;
+  note: string | null;
+  created_at: number;
+}
+
+export type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed';
+
+export interface TasksTable {
+  id: string;
+  account_id: number;
+  key_id: number;
+  model_id: string;
+  /** The catalog entry the price came from (an internal variant when one applied). */
+  billing_model_id: string;
+  kind: string;
+  status: TaskStatus;
+  params: string;
+  hold_amount: number;
+  cost: number | null;
+  result: string | null;
+  error: string | null;
+  webhook_url: string | null;
+  provider: string;
+  provider_job_id: string | null;
+  provider_state: string | null;
+  attempts: number;
+  requeues: number;
+  /** pending: when it may be claimed; processing: when it should next be polled. */
+  run_at: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  /** Processing time already spent before a re-queue; queue time does not count toward the timeout. */
+  processing_ms: number;
+  processing_started_at: number | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+export interface ModelsTable {
+  id: string;
+  name: string;
+  provider: string;
+  kind: string;
+  unit: string;
+  price_micro: number | null;
+  price_output_micro: number | null;
+  active: number;
+  visible: number;
+  vision: number;
+  route: string | null;
+  params_schema: string | null;
+  billing: string | null;
+  sort_order: number;
+  updated_at: number;
+}
+
+export interface IdempotencyKeysTable {
+  id: Generated<number>;
+  key_id: number;
+  idem_key: string;
+  fingerprint: string;
+  state: 'in_progress' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  task_id: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  /** The Standard Webhooks message id, stable across attempts. */
+  id: string;
+  task_id: string;
+  account_id: number;
+  url: string;
+  payload: string;
+  status: 'pending' | 'delivered' | 'undelivered';
+  attempts: number;
+  next_attempt_at: number;
+  lease_expires_at: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  delivered_at: number | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  account_id: number | null;
+  actor: string;
+  action: string;
+  details: string | null;
+  ip: string | null;
+  created_at: number;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: number;
+}
+
+export interface UsageRecordsTable {
+  id: string;
+  account_id: number;
+  key_id: number;
+  model_id: string;
+  input_tokens: number;
+  output_tokens: number;
+  cost: number;
+  status: string;
+  latency_ms: number;
+  created_at: number;
+}
+
+export interface PanelTokensTable {
+  token_hash: string;
+  account_id: number;
+  kind: 'login_link' | 'session';
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  ledger_entries: LedgerEntriesTable;
+  tasks: TasksTable;
+  models: ModelsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  audit_log: AuditLogTable;
+  settings: SettingsTable;
+  usage_records: UsageRecordsTable;
+  panel_tokens: PanelTokensTable;
+}

@@ -1,0 +1,43 @@
+// The storage facade: repositories bound to either the database or an open transaction.
+// Use cases that move money call `transaction` and use only the repositories of `tx`.
+import type { Kysely } from 'kysely';
+import type { Db, Engine } from './db.js';
+import { AccountsRepository } from './repositories/accounts.js';
+import { AuditRepository } from './repositories/audit.js';
+import { KeysRepository } from './repositories/keys.js';
+import { LedgerRepository } from './repositories/ledger.js';
+import { ModelsRepository } from './repositories/models.js';
+import { SettingsRepository } from './repositories/settings.js';
+import type { Database } from './schema.js';
+
+export class Storage {
+  readonly accounts: AccountsRepository;
+  readonly keys: KeysRepository;
+  readonly ledger: LedgerRepository;
+  readonly models: ModelsRepository;
+  readonly settings: SettingsRepository;
+  readonly audit: AuditRepository;
+
+  constructor(
+    readonly db: Kysely<Database>,
+    readonly engine: Engine,
+    private readonly inTransaction = false,
+  ) {
+    this.accounts = new AccountsRepository(db);
+    this.keys = new KeysRepository(db);
+    this.ledger = new LedgerRepository(db);
+    this.models = new ModelsRepository(db);
+    this.settings = new SettingsRepository(db);
+    this.audit = new AuditRepository(db);
+  }
+
+  static from(db: Db): Storage {
+    return new Storage(db.kysely, db.engine);
+  }
+
+  /** Runs `work` in one transaction; nested calls join the outer one. */
+  async transaction<T>(work: (tx: Storage) => Promise<T>): Promise<T> {
+    if (this.inTransaction) return work(this);
+    return this.db.transaction().execute((trx) => work(new Storage(trx, this.engine, true)));
+  }
+}
