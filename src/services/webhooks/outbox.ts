@@ -1,0 +1,44 @@
+// The webhook outbox: the delivery row is written in the same transaction that makes a task final,
+// so a crash between finishing a task and sending its webhook loses nothing.
+import { randomBytes } from 'node:crypto';
+import type { Storage } from '../../storage/storage.js';
+
+export interface FinalTask {
+  id: string;
+  account_id: number;
+  webhook_url: string | null;
+  status: 'completed' | 'failed';
+  result: unknown;
+  error: string | null;
+}
+
+/** The payload of the spec's Events section: result when completed, error when failed. */
+export function webhookPayload(task: FinalTask): string {
+  return JSON.stringify(
+    task.status === 'completed'
+      ? { task_id: task.id, status: task.status, result: task.result }
+      : { task_id: task.id, status: task.status, error: task.error },
+  );
+}
+
+/** Must be called with the transaction that finalizes the task. No-op when there is no webhook_url. */
+export async function enqueueTaskWebhook(tx: Storage, task: FinalTask, now: number): Promise<string | undefined> {
+  if (!task.webhook_url) return undefined;
+  const id = `msg_${randomBytes(16).toString('hex')}`;
+  await tx.db
+    .insertInto('webhook_deliveries')
+    .values({
+      id,
+      task_id: task.id,
+      account_id: task.account_id,
+      url: task.webhook_url,
+      payload: webhookPayload(task),
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  return id;
+}
