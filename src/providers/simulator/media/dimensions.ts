@@ -10,7 +10,10 @@ const DEFAULT_RATIO = { w: 16, h: 9 };
  * Video frame size for an aspect ratio like "16:9": both sides are multiples of 16 (whole H.264
  * macroblocks), the long side is `longSide` rounded to 16. Missing or unparsable ratios mean 16:9.
  */
-export function dimensionsFor(aspectRatio: string | undefined, longSide = DEFAULT_VIDEO_LONG_SIDE): Dimensions {
+export function dimensionsFor(
+  aspectRatio: string | undefined,
+  longSide = DEFAULT_VIDEO_LONG_SIDE,
+): Dimensions {
   return fitRatio(parseAspectRatio(aspectRatio), longSide, 16);
 }
 
@@ -45,7 +48,9 @@ export function assertFrameSize(width: number, height: number, { multipleOf = 1,
     ['height', height],
   ] as const) {
     if (!Number.isInteger(value) || value < multipleOf || value > max || value % multipleOf !== 0) {
-      throw new RangeError(`${name} must be a multiple of ${multipleOf} between ${multipleOf} and ${max}, got ${value}`);
+      throw new RangeError(
+        `${name} must be a multiple of ${multipleOf} between ${multipleOf} and ${max}, got ${value}`,
+      );
     }
   }
 }

@@ -43,10 +43,12 @@ export function encodeH264(frames: readonly RgbImage[]): H264Stream {
   const layout = macroblockLayout(width, height);
   let previous: PcmPicture | undefined;
   const pictures = frames.map((frame, index) => {
-    if (frame.width !== width || frame.height !== height) throw new RangeError('all frames must share one size');
+    if (frame.width !== width || frame.height !== height) {
+      throw new RangeError('all frames must share one size');
+    }
     const current = toPcmPicture(frame, layout);
     const nal = previous
-      ? predictedPicture(current, previous, layout, index)
+      ? nalUnit(2, NAL_SLICE, predictedPicture(current, previous, layout, index))
       : nalUnit(3, NAL_IDR_SLICE, idrPicture(current, layout));
     previous = current;
     return { nal, keyframe: index === 0 };
@@ -136,7 +138,12 @@ function idrPicture(picture: PcmPicture, layout: MacroblockLayout): Buffer {
   return bits.toBuffer();
 }
 
-function predictedPicture(picture: PcmPicture, reference: PcmPicture, layout: MacroblockLayout, index: number): Buffer {
+function predictedPicture(
+  picture: PcmPicture,
+  reference: PcmPicture,
+  layout: MacroblockLayout,
+  index: number,
+): Buffer {
   const total = layout.columns * layout.rows;
   const changed: number[] = [];
   for (let mb = 0; mb < total; mb++) {
@@ -161,7 +168,7 @@ function predictedPicture(picture: PcmPicture, reference: PcmPicture, layout: Ma
   }
   if (nextUnwritten < total) bits.ue(total - nextUnwritten);
   bits.trailingBits();
-  return nalUnit(2, NAL_SLICE, bits.toBuffer());
+  return bits.toBuffer();
 }
 
 /** I_PCM payloads of every macroblock, back to back in raster order, MACROBLOCK_BYTES each. */
@@ -199,8 +206,10 @@ function toPcmPicture(image: RgbImage, layout: MacroblockLayout): PcmPicture {
           const right = Math.min(mbX * 16 + 2 * column + 1, lastX) * 3;
           // Sums of the 2x2 block; >> 10 instead of >> 8 also averages them.
           const r = px[upper + left] + px[upper + right] + px[lower + left] + px[lower + right];
-          const g = px[upper + left + 1] + px[upper + right + 1] + px[lower + left + 1] + px[lower + right + 1];
-          const b = px[upper + left + 2] + px[upper + right + 2] + px[lower + left + 2] + px[lower + right + 2];
+          const g =
+            px[upper + left + 1] + px[upper + right + 1] + px[lower + left + 1] + px[lower + right + 1];
+          const b =
+            px[upper + left + 2] + px[upper + right + 2] + px[lower + left + 2] + px[lower + right + 2];
           out[n] = ((-38 * r - 74 * g + 112 * b + 512) >> 10) + 128;
           out[n + 64] = ((112 * r - 94 * g - 18 * b + 512) >> 10) + 128;
           n++;

@@ -5,7 +5,7 @@ import { createScene, paintBackdrop, paintFrame } from './raster.js';
 
 /**
  * The simulator only needs a playable clip of the right shape, not the requested length: rendering
- * is capped at MAX_RENDERED_SECONDS so a "10 s" request still costs a few milliseconds and a few
+ * is capped at MAX_RENDERED_SECONDS so a "10 s" request still costs well under 200 ms and a few
  * hundred KB. Callers report the requested duration themselves.
  */
 export const MAX_RENDERED_SECONDS = 2;
@@ -28,7 +28,10 @@ export function renderVideo(opts: {
   if (!Number.isFinite(opts.seconds) || opts.seconds <= 0) {
     throw new RangeError(`seconds must be a positive number, got ${opts.seconds}`);
   }
-  const frameCount = Math.max(2, Math.round(Math.min(opts.seconds, MAX_RENDERED_SECONDS) * FRAMES_PER_SECOND));
+  const frameCount = Math.max(
+    2,
+    Math.round(Math.min(opts.seconds, MAX_RENDERED_SECONDS) * FRAMES_PER_SECOND),
+  );
   const scene = createScene(opts.prompt, opts.seed);
   const backdrop = paintBackdrop(scene, width, height);
   const frames = Array.from({ length: frameCount }, (_, index) =>

@@ -61,7 +61,8 @@ export function paintBackdrop(scene: Scene, width: number, height: number): RgbI
       const shade = 0.84 + 0.16 * patternAt(scene, u, v, height / width);
       const offset = (y * width + x) * 3;
       for (let channel = 0; channel < 3; channel++) {
-        const value = scene.gradientFrom[channel] + (scene.gradientTo[channel] - scene.gradientFrom[channel]) * mix;
+        const value =
+          scene.gradientFrom[channel] + (scene.gradientTo[channel] - scene.gradientFrom[channel]) * mix;
         image.pixels[offset + channel] = clampByte(value * shade);
       }
     }
@@ -73,7 +74,11 @@ export function paintBackdrop(scene: Scene, width: number, height: number): RgbI
  * One frame: the backdrop with an orb at `time` (0..1 walks one full orbit), the prompt caption,
  * the seed label and, for video, a progress bar so motion is obvious even on a still-looking scene.
  */
-export function paintFrame(backdrop: RgbImage, scene: Scene, moment: { time: number; progress?: number }): RgbImage {
+export function paintFrame(
+  backdrop: RgbImage,
+  scene: Scene,
+  moment: { time: number; progress?: number },
+): RgbImage {
   const image = { ...backdrop, pixels: backdrop.pixels.slice() };
   const { width, height } = image;
   const scale = textScaleFor(width, height);
@@ -171,7 +176,8 @@ function drawLines(image: RgbImage, lines: string[], x: number, y: number, scale
 function drawGlyph(image: RgbImage, glyph: readonly number[], x: number, y: number, scale: number): void {
   for (let column = 0; column < GLYPH_COLUMNS; column++) {
     for (let row = 0; row < GLYPH_ROWS; row++) {
-      if ((glyph[column] >> row) & 1) fillRect(image, x + column * scale, y + row * scale, scale, scale, TEXT_COLOR);
+      if ((glyph[column] >> row) & 1)
+        fillRect(image, x + column * scale, y + row * scale, scale, scale, TEXT_COLOR);
     }
   }
 }
