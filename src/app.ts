@@ -7,9 +7,16 @@ import { buildHttpApp } from './http/server.js';
 import { AccountsService } from './services/accounts.js';
 import { AuthService } from './services/auth.js';
 import { CatalogService } from './services/catalog.js';
+import { ChatService } from './services/chat/chat-service.js';
+import { ChatRegistry } from './providers/chat-registry.js';
+import { loadProvidersConfig } from './providers/config.js';
 import { type Clock, systemClock } from './services/clock.js';
 import { MaintenanceService } from './services/maintenance.js';
+import { Metrics } from './services/metrics.js';
+import { ALL_KEYS, type KeyInvalidation, LocalKeyInvalidation, RedisKeyInvalidation } from './services/key-invalidation.js';
 import { FlexibleRateLimiter } from './services/rate-limit.js';
+import { buildTaskServices } from './services/tasks/build.js';
+import { WebhookDeliveryService } from './services/webhooks/delivery.js';
 import { type Db, openDatabase } from './storage/db.js';
 import { migrateToLatest } from './storage/migrations.js';
 import { Storage } from './storage/storage.js';
@@ -32,10 +39,17 @@ export async function buildContext(config: Config, options: BuildOptions = {}): 
   const storage = Storage.from(db);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
   const accounts = new AccountsService(storage, clock);
-  const auth = new AuthService(storage, clock);
-  accounts.onKeyChanged((hash) => auth.invalidate(hash));
+  const auth = new AuthService(storage, clock, config.keyCacheTtlMs);
+  // The rate limiter treats a Redis that is not ready as down (per-process limits meanwhile), so
+  // wait for the first connection instead of starting in that state.
+  await redis?.ping().catch(() => undefined);
+  const keyInvalidation = buildKeyInvalidation(config, redis);
+  keyInvalidation.subscribe((hash) => (hash === ALL_KEYS ? auth.invalidateAll() : auth.invalidate(hash)));
+  await keyInvalidation.start();
+  accounts.onKeyChanged((hash) => keyInvalidation.publish(hash));
   const catalog = new CatalogService(storage, clock);
   await catalog.init();
+  const metrics = new Metrics();
   const ctx: AppContext = {
     config,
     clock,
@@ -44,9 +58,26 @@ export async function buildContext(config: Config, options: BuildOptions = {}): 
     catalog,
     maintenance: new MaintenanceService(storage, clock),
     auth,
+    keyInvalidation,
     rateLimiter: new FlexibleRateLimiter(redis),
+    metrics,
+    webhooks: new WebhookDeliveryService(storage, clock, config, metrics),
+    chat: new ChatService({
+      storage,
+      catalog,
+      clock,
+      registry: new ChatRegistry(loadProvidersConfig(config.providersFile), { timeoutMs: config.providerTimeoutMs, now: () => clock.now() }),
+    }),
+    ...(await buildTaskServices(config, storage, clock, catalog)),
   };
   return { ctx, db, redis };
+}
+
+/** Shared through Redis when there is one, so a key change reaches every process. */
+function buildKeyInvalidation(config: Config, redis: Redis | undefined): KeyInvalidation {
+  if (!redis) return new LocalKeyInvalidation();
+  const warn = config.logLevel === 'silent' ? () => {} : (message: string, error: unknown) => console.warn(`[gengate] ${message}:`, error);
+  return new RedisKeyInvalidation(redis, warn);
 }
 
 export async function buildGengate(config: Config, options: BuildOptions = {}): Promise<Gengate> {
@@ -57,6 +88,9 @@ export async function buildGengate(config: Config, options: BuildOptions = {}): 
     http,
     async close() {
       await http.close();
+      await ctx.keyInvalidation.close();
+      await ctx.webhooks.close();
+      await ctx.chat.close();
       redis?.disconnect();
       if (!options.db) await db.close();
     },

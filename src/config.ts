@@ -22,8 +22,19 @@ export interface Config {
   demo: boolean;
   bodyLimitBytes: number;
   defaultRateLimitPerMin: number;
+  /** How long a process may serve a cached key. Changes evict at once; this bounds a lost eviction
+   *  (500 ms keeps "within 1 s" true even then). */
+  keyCacheTtlMs: number;
   /** Cap on bytes copied from a provider result into object storage. */
   maxResultBytes: number;
+  /** S3-compatible object storage for results; unset → local files under DATA_DIR/objects. */
+  s3Bucket: string | undefined;
+  s3Endpoint: string | undefined;
+  s3Region: string;
+  s3AccessKeyId: string | undefined;
+  s3SecretAccessKey: string | undefined;
+  s3ForcePathStyle: boolean;
+  s3Prefix: string;
   workerConcurrency: number;
   workerPollIntervalMs: number;
   leaseMs: number;
@@ -38,6 +49,8 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const problems: string[] = [];
@@ -82,10 +95,17 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
   const publicUrl = (env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
   try {
-    new URL(publicUrl);
+    if (!/^https?:$/.test(new URL(publicUrl).protocol)) throw new Error('not http');
   } catch {
-    problems.push(`PUBLIC_URL must be an absolute URL, got "${publicUrl}"`);
+    problems.push(`PUBLIC_URL must be an absolute http(s) URL, got "${publicUrl}"`);
   }
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters long');
+  const logLevel = env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info');
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  // Read even in production, so a typo is reported; but the demo account is for a first look at an
+  // empty embedded database, never for production.
+  const demo = bool('DEMO', !databaseUrl) && !production;
   const trustProxyRaw = env.TRUST_PROXY;
   const trustProxy: boolean | string =
     trustProxyRaw === undefined || trustProxyRaw === '' || trustProxyRaw === 'false'
@@ -93,6 +113,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       : trustProxyRaw === 'true'
         ? true
         : trustProxyRaw;
+  // Fastify would read "1" as a proxy address; a bare hop count cannot tell a proxy from a client.
+  if (typeof trustProxy === 'string' && /^\d+$/.test(trustProxy)) {
+    problems.push('TRUST_PROXY must be true, false or a comma-separated list of proxy addresses/CIDRs, not a hop count');
+  }
 
   const config: Config = {
     host,
@@ -101,7 +125,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dataDir: resolve(env.DATA_DIR || './data'),
     databaseUrl,
     redisUrl,
-    adminToken: env.ADMIN_TOKEN || undefined,
+    adminToken,
     providersFile: env.PROVIDERS_FILE || undefined,
     providerTimeoutMs: int('PROVIDER_TIMEOUT_MS', 600_000, 1),
     requeueDelayMs: int('REQUEUE_DELAY_MS', 15_000),
@@ -112,15 +136,24 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     syncImageWaitMs: int('SYNC_IMAGE_WAIT_MS', 180_000, 1),
     simLatencyMs: int('SIM_LATENCY_MS', 3000),
     trustProxy,
-    // The demo account is for a first look at an empty embedded database, never for production.
-    demo: production ? false : bool('DEMO', !databaseUrl),
+    demo,
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     defaultRateLimitPerMin: int('DEFAULT_RATE_LIMIT_PER_MIN', 600, 1),
+    keyCacheTtlMs: int('KEY_CACHE_TTL_MS', 500),
     maxResultBytes: int('MAX_RESULT_BYTES', 512 * 1024 * 1024, 1),
+    s3Bucket: env.S3_BUCKET || undefined,
+    s3Endpoint: env.S3_ENDPOINT || undefined,
+    s3Region: env.S3_REGION || 'us-east-1',
+    // Credentials fall back to the AWS SDK's default chain (AWS_ACCESS_KEY_ID, instance roles, …).
+    s3AccessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+    s3SecretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+    // MinIO and most self-hosted S3 servers need path-style addressing.
+    s3ForcePathStyle: bool('S3_FORCE_PATH_STYLE', Boolean(env.S3_ENDPOINT)),
+    s3Prefix: (env.S3_PREFIX ?? '').replace(/^\/+/, ''),
     workerConcurrency: int('WORKER_CONCURRENCY', 32, 1),
     workerPollIntervalMs: int('WORKER_POLL_INTERVAL_MS', 200, 1),
     leaseMs: int('LEASE_MS', 30_000, 100),
-    logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    logLevel,
     production,
     ...overrides,
   };

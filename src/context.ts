@@ -3,12 +3,18 @@ import type { Config } from './config.js';
 import type { AccountsService } from './services/accounts.js';
 import type { AuthService } from './services/auth.js';
 import type { CatalogService } from './services/catalog.js';
+import type { ChatService } from './services/chat/chat-service.js';
 import type { Clock } from './services/clock.js';
+import type { KeyInvalidation } from './services/key-invalidation.js';
 import type { MaintenanceService } from './services/maintenance.js';
+import type { Metrics } from './services/metrics.js';
 import type { RateLimiter } from './services/rate-limit.js';
+import type { WebhookDeliveryService } from './services/webhooks/delivery.js';
 import type { Storage } from './storage/storage.js';
+import type { TaskServices } from './services/tasks/build.js';
 
-export interface AppContext {
+/** Task services (issue 3): tasks, taskEvents, taskProviders, idempotency, objects. */
+export interface AppContext extends TaskServices {
   config: Config;
   clock: Clock;
   storage: Storage;
@@ -16,5 +22,12 @@ export interface AppContext {
   catalog: CatalogService;
   maintenance: MaintenanceService;
   auth: AuthService;
+  /** Evicts a changed key from the auth cache of every process. */
+  keyInvalidation: KeyInvalidation;
   rateLimiter: RateLimiter;
+  /** The process's Prometheus registry; add metrics to `metrics.registry`. */
+  metrics: Metrics;
+  webhooks: WebhookDeliveryService;
+  /** POST /v1/chat/completions: token-billed chat over the chat adapters. */
+  chat: ChatService;
 }

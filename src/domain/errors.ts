@@ -4,6 +4,12 @@
 export const ERRORS = {
   invalid_json: { status: 400, type: 'invalid_request_error', message: 'Request body is not valid JSON' },
   missing_parameter: { status: 400, type: 'invalid_request_error', message: 'A required parameter is missing' },
+  /** An upstream answered 400/413/422: the request itself is at fault, so the client sees a 4xx. */
+  upstream_rejected_request: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The upstream provider rejected the request',
+  },
   idempotency_key_invalid: {
     status: 400,
     type: 'invalid_request_error',
@@ -21,12 +27,14 @@ export const ERRORS = {
   task_not_found: { status: 404, type: 'not_found_error', message: 'Task not found' },
   model_not_found: { status: 404, type: 'not_found_error', message: 'Model not found or inactive' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed' },
+  account_exists: { status: 409, type: 'conflict_error', message: 'An account with this messaging_id already exists' },
   idempotency_in_progress: {
     status: 409,
     type: 'conflict_error',
     message: 'A request with this Idempotency-Key is still in progress; retry later',
   },
   payload_too_large: { status: 413, type: 'invalid_request_error', message: 'Request body is too large' },
+  range_not_satisfiable: { status: 416, type: 'invalid_request_error', message: 'The requested range is not satisfiable' },
   unsupported_media_type: {
     status: 415,
     type: 'invalid_request_error',
@@ -34,6 +42,11 @@ export const ERRORS = {
   },
   model_name_required: { status: 422, type: 'invalid_request_error', message: 'params.model_name is required' },
   model_has_no_price: { status: 422, type: 'invalid_request_error', message: 'No price is set for this model' },
+  model_kind_not_supported: {
+    status: 422,
+    type: 'invalid_request_error',
+    message: 'This endpoint does not serve models of this kind',
+  },
   invalid_parameter: { status: 422, type: 'invalid_request_error', message: 'A parameter failed validation' },
   unknown_field: { status: 422, type: 'invalid_request_error', message: 'Unknown field in request body' },
   idempotency_key_reused: {

@@ -4,10 +4,16 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { registerErrorHandling } from './errors.js';
+import { registerJsonOnlyBodies } from './plugins/content-type.js';
 import { registerGuard } from './plugins/guard.js';
 import { registerAdminRoutes } from './routes/admin/admin.js';
+import { registerGenerateRoute } from './routes/native/generate.js';
 import { registerMeRoutes } from './routes/native/me.js';
+import { registerChatCompletionsRoute } from './routes/openai/chat-completions.js';
+import { registerObjectRoutes } from './routes/native/objects.js';
 import { registerPublicRoutes } from './routes/native/public.js';
+import { registerTaskRoutes } from './routes/native/tasks.js';
+import { registerMetricsRoute } from './routes/system/metrics.js';
 
 export interface RouteModule {
   (app: FastifyInstance, ctx: AppContext): void | Promise<void>;
@@ -23,6 +29,7 @@ export async function buildHttpApp(ctx: AppContext, extraRoutes: RouteModule[] =
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   });
   registerErrorHandling(app);
+  registerJsonOnlyBodies(app);
 
   await app.register(swagger, {
     openapi: {
@@ -44,7 +51,12 @@ export async function buildHttpApp(ctx: AppContext, extraRoutes: RouteModule[] =
 
   registerPublicRoutes(app, ctx);
   registerMeRoutes(app, ctx);
+  registerChatCompletionsRoute(app, ctx);
+  await registerGenerateRoute(app, ctx);
+  registerTaskRoutes(app, ctx);
+  registerObjectRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
+  registerMetricsRoute(app, ctx);
   for (const register of extraRoutes) await register(app, ctx);
   return app;
 }

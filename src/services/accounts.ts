@@ -7,6 +7,7 @@ import { parseAllowedIpCidrs, parseAllowedModels, parseRateLimit } from '../doma
 import { generateWebhookSecret } from '../domain/webhooks/secret.js';
 import type { AccountRow } from '../storage/repositories/accounts.js';
 import type { ApiKeyRow } from '../storage/repositories/keys.js';
+import { isUniqueViolation } from '../storage/db.js';
 import type { Storage } from '../storage/storage.js';
 import type { Clock } from './clock.js';
 
@@ -40,14 +41,19 @@ export class AccountsService {
     const messagingId = parseMessagingId(input.messaging_id);
     const coefficientPpm = input.coefficient === undefined || input.coefficient === null ? 1_000_000 : coefficientToPpm(input.coefficient);
     const now = this.clock.now();
-    return this.storage.transaction(async (tx) => {
-      if (await tx.accounts.byMessagingId(messagingId)) {
-        throw new AppError('invalid_parameter', `an account with messaging_id ${messagingId} already exists`, 'messaging_id');
-      }
-      const account = await tx.accounts.create({ messagingId, coefficientPpm, webhookSecret: generateWebhookSecret(), now });
-      await tx.audit.append({ accountId: account.id, ...by, action: 'account.created', details: { messaging_id: messagingId }, now });
-      return account;
-    });
+    const exists = () => new AppError('account_exists', `An account with messaging_id ${messagingId} already exists`, 'messaging_id');
+    try {
+      return await this.storage.transaction(async (tx) => {
+        if (await tx.accounts.byMessagingId(messagingId)) throw exists();
+        const account = await tx.accounts.create({ messagingId, coefficientPpm, webhookSecret: generateWebhookSecret(), now });
+        await tx.audit.append({ accountId: account.id, ...by, action: 'account.created', details: { messaging_id: messagingId }, now });
+        return account;
+      });
+    } catch (error) {
+      // Two concurrent creations both passed the check: the UNIQUE constraint decides.
+      if (isUniqueViolation(error)) throw exists();
+      throw error;
+    }
   }
 
   async accountByMessagingId(messagingId: unknown): Promise<AccountRow> {
@@ -135,15 +141,30 @@ export class AccountsService {
   async topup(keyId: number, amountRub: unknown, note: unknown, by: Actor): Promise<number> {
     const amount = rubToMicro(amountRub, 'amount_rub');
     if (amount <= 0) throw new AppError('invalid_parameter', 'amount_rub must be positive', 'amount_rub');
-    if (note !== undefined && note !== null && (typeof note !== 'string' || note.length > 500)) {
-      throw new AppError('invalid_parameter', 'note must be a string of at most 500 characters', 'note');
-    }
+    const text = parseNote(note);
     const now = this.clock.now();
     return this.storage.transaction(async (tx) => {
       const key = await this.findKey(tx, keyId);
-      const balance = await tx.ledger.topup({ keyId, accountId: key.account_id, now }, amount, (note as string | undefined) ?? null);
+      const balance = await tx.ledger.topup({ keyId, accountId: key.account_id, now }, amount, text);
       if (balance === undefined) throw new AppError('not_found', 'Key not found');
       await tx.audit.append({ accountId: key.account_id, ...by, action: 'key.topup', details: { key_id: keyId, amount_micro: amount }, now });
+      return balance;
+    });
+  }
+
+  /** Operator correction of either sign, e.g. a refund made outside gengate. Never below zero. */
+  async adjust(keyId: number, amountRub: unknown, note: unknown, by: Actor): Promise<number> {
+    const amount = rubToMicro(amountRub, 'amount_rub');
+    if (amount === 0) throw new AppError('invalid_parameter', 'amount_rub must not be zero', 'amount_rub');
+    const text = parseNote(note);
+    const now = this.clock.now();
+    return this.storage.transaction(async (tx) => {
+      const key = await this.findKey(tx, keyId);
+      const balance = await tx.ledger.adjust({ keyId, accountId: key.account_id, now }, amount, text);
+      if (balance === undefined) {
+        throw new AppError('insufficient_balance', `The balance of key ${keyId} does not cover a debit of ${-amount / 1e6} RUB`, 'amount_rub');
+      }
+      await tx.audit.append({ accountId: key.account_id, ...by, action: 'key.adjusted', details: { key_id: keyId, amount_micro: amount, note: text }, now });
       return balance;
     });
   }
@@ -169,6 +190,14 @@ export class AccountsService {
     if (!key) throw new AppError('not_found', 'Key not found');
     return key;
   }
+}
+
+function parseNote(note: unknown): string | null {
+  if (note === undefined || note === null) return null;
+  if (typeof note !== 'string' || note.length > 500) {
+    throw new AppError('invalid_parameter', 'note must be a string of at most 500 characters', 'note');
+  }
+  return note;
 }
 
 export function parseMessagingId(value: unknown): number {

@@ -1,6 +1,7 @@
 // API key authentication with a small in-process cache. A key's restrictions change rarely but are
-// read on every request, so the cache saves a query per request. Local changes evict at once; other
-// processes see a change within `ttlMs` (or sooner, through the shared invalidation channel).
+// read on every request, so the cache saves a query per request. A change evicts the key at once in
+// every process through the key invalidation channel (services/key-invalidation.ts); `ttlMs` bounds
+// staleness if a message is ever lost.
 import { AppError } from '../domain/errors.js';
 import { hashApiKey, looksLikeApiKey } from '../domain/keys/api-key.js';
 import type { Storage } from '../storage/storage.js';
@@ -24,11 +25,13 @@ interface CacheEntry {
 
 export class AuthService {
   private readonly cache = new Map<string, CacheEntry>();
+  /** Bumped by every eviction, so a load that raced with one is not cached (see authenticate). */
+  private generation = 0;
 
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
-    private readonly ttlMs = 1000,
+    private readonly ttlMs = 500,
     private readonly maxEntries = 50_000,
   ) {}
 
@@ -43,9 +46,14 @@ export class AuthService {
     if (cached && now - cached.at < this.ttlMs) {
       key = cached.key;
     } else {
+      const generation = this.generation;
       key = await this.load(keyHash);
-      if (this.cache.size >= this.maxEntries) this.cache.clear();
-      this.cache.set(keyHash, { key, at: now });
+      // An eviction during the load may mean the row we read is already stale: use it for this
+      // request (it was current when the request arrived) but do not keep it.
+      if (generation === this.generation && this.ttlMs > 0) {
+        if (this.cache.size >= this.maxEntries) this.cache.clear();
+        this.cache.set(keyHash, { key, at: now });
+      }
     }
     if (!key) throw new AppError('invalid_api_key');
     return key;
@@ -67,10 +75,12 @@ export class AuthService {
   }
 
   invalidate(keyHash: string): void {
+    this.generation++;
     this.cache.delete(keyHash);
   }
 
   invalidateAll(): void {
+    this.generation++;
     this.cache.clear();
   }
 }

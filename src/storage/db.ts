@@ -2,9 +2,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
+import { ImmediateSqliteDialect, SQLITE_BUSY_WAIT_MS } from './sqlite-driver.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -16,22 +17,6 @@ export interface Db {
 
 // PostgreSQL returns BIGINT as a string; our values (micro-rubles, epoch ms) fit a double exactly.
 pg.types.setTypeParser(20, (value: string) => Number(value));
-
-/** IMMEDIATE takes the write lock at BEGIN, so two processes never deadlock upgrading a read lock. */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-}
-
-class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly options: ConstructorParameters<typeof SqliteDialect>[0]) {
-    super(options);
-  }
-  override createDriver() {
-    return new ImmediateSqliteDriver(this.options);
-  }
-}
 
 /** better-sqlite3 prepares a statement per call inside Kysely; caching them saves a parse per query. */
 function withStatementCache(db: BetterSqlite3.Database) {
@@ -55,10 +40,13 @@ function withStatementCache(db: BetterSqlite3.Database) {
 export function openSqlite(file: string): Db {
   if (file !== ':memory:') mkdirSync(join(file, '..'), { recursive: true });
   const raw = new BetterSqlite3(file);
+  // Opening may wait for another process synchronously (once, at start); afterwards a locked
+  // database is waited for without blocking the event loop (see sqlite-driver.ts).
+  raw.pragma(`busy_timeout = ${SQLITE_BUSY_WAIT_MS}`);
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');
-  raw.pragma('busy_timeout = 10000');
   raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 0');
   const kysely = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) as never }),
   });
@@ -69,6 +57,18 @@ export function openPostgres(url: string, poolSize = 10): Db {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { kysely, engine: 'postgres', close: () => kysely.destroy() };
+}
+
+/** A UNIQUE or PRIMARY KEY violation, on either engine (e.g. a second settlement of one task). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** A CHECK constraint violation, on either engine (e.g. a balance driven below zero). */
+export function isCheckViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23514' || code === 'SQLITE_CONSTRAINT_CHECK';
 }
 
 export function openDatabase(options: { databaseUrl?: string; dataDir: string }): Db {

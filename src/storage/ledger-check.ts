@@ -1,5 +1,6 @@
 // Verifies every ledger invariant of DESIGN.md section 3 with plain SQL that runs on both engines.
-// Used by `gengate ledger check` and by tests after every chaos or load run.
+// Used by `gengate ledger check` and by tests after every chaos or load run. Each query returns only
+// the offending rows, so the check stays cheap in memory however large the ledger grows.
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -9,73 +10,86 @@ export interface LedgerViolation {
   detail: string;
 }
 
+export const LEDGER_RULES = {
+  nonNegative: 'balance >= 0',
+  funds: 'balance + held = sum of ledger entries',
+  held: 'held = open holds',
+  settlement: 'hold = capture + release',
+  finalTask: 'no final task has an open hold',
+  openTask: 'an open task has its hold',
+} as const;
+
+const FINAL = sql`('completed', 'failed')`;
+const SETTLEMENT = sql`('capture', 'release')`;
+
 export async function checkLedger(db: Kysely<Database>): Promise<LedgerViolation[]> {
   const violations: LedgerViolation[] = [];
+  const add = (rule: string, subject: string, detail: string) => violations.push({ rule, subject, detail });
 
   const negative = await db
     .selectFrom('api_keys')
     .select(['id', 'balance', 'held'])
     .where((eb) => eb.or([eb('balance', '<', 0), eb('held', '<', 0)]))
     .execute();
-  for (const k of negative) {
-    violations.push({ rule: 'balance >= 0', subject: `key ${k.id}`, detail: `balance=${k.balance} held=${k.held}` });
-  }
+  for (const k of negative)
+    add(LEDGER_RULES.nonNegative, `key ${k.id}`, `balance=${k.balance} held=${k.held}`);
 
-  // balance + held = Σ(topup + adjust − capture); held = Σ(hold − capture − release).
-  const sums = await sql<{ id: number; balance: number; held: number; funds: number | null; open: number | null }>`
-    select k.id, k.balance, k.held,
-      coalesce(sum(case when e.kind in ('topup', 'adjust') then e.amount when e.kind = 'capture' then -e.amount else 0 end), 0) as funds,
-      coalesce(sum(case when e.kind = 'hold' then e.amount when e.kind in ('capture', 'release') then -e.amount else 0 end), 0) as open
-    from api_keys k left join ledger_entries e on e.key_id = k.id
-    group by k.id, k.balance, k.held`.execute(db);
+  // Funds: balance + held = Σ(topup + adjust − capture). Open holds: held = Σ(hold − capture − release).
+  const sums = await sql<{
+    id: number;
+    balance: number;
+    held: number;
+    funds: number | null;
+    open: number | null;
+  }>`
+    select k.id, k.balance, k.held, coalesce(e.funds, 0) as funds, coalesce(e.open, 0) as open
+    from api_keys k
+    left join (
+      select key_id,
+        sum(case when kind in ('topup', 'adjust') then amount when kind = 'capture' then -amount else 0 end) as funds,
+        sum(case when kind = 'hold' then amount when kind in ${SETTLEMENT} then -amount else 0 end) as open
+      from ledger_entries group by key_id
+    ) e on e.key_id = k.id
+    where k.balance + k.held <> coalesce(e.funds, 0) or k.held <> coalesce(e.open, 0)`.execute(db);
   for (const row of sums.rows) {
-    const funds = Number(row.funds ?? 0);
-    const open = Number(row.open ?? 0);
-    if (Number(row.balance) + Number(row.held) !== funds) {
-      violations.push({
-        rule: 'balance + held = sum of ledger entries',
-        subject: `key ${row.id}`,
-        detail: `balance=${row.balance} held=${row.held} ledger=${funds}`,
-      });
-    }
-    if (Number(row.held) !== open) {
-      violations.push({ rule: 'held = open holds', subject: `key ${row.id}`, detail: `held=${row.held} open holds=${open}` });
-    }
+    const [balance, held, funds, open] = [row.balance, row.held, row.funds, row.open].map(Number);
+    if (balance + held !== funds)
+      add(LEDGER_RULES.funds, `key ${row.id}`, `balance=${balance} held=${held} ledger=${funds}`);
+    if (held !== open) add(LEDGER_RULES.held, `key ${row.id}`, `held=${held} open holds=${open}`);
   }
 
-  // Each hold resolves to capture + release exactly, or is still open.
-  const perTask = await sql<{ task_id: string; hold: number | null; capture: number | null; release: number | null; settled: number }>`
+  // Each settled hold resolves to capture + release exactly (a settlement without a hold included).
+  const unbalanced = await sql<{ task_id: string; hold: number; capture: number; release: number }>`
     select task_id,
       sum(case when kind = 'hold' then amount else 0 end) as hold,
       sum(case when kind = 'capture' then amount else 0 end) as capture,
-      sum(case when kind = 'release' then amount else 0 end) as release,
-      sum(case when kind in ('capture', 'release') then 1 else 0 end) as settled
-    from ledger_entries where task_id is not null group by task_id`.execute(db);
-  const openHolds = new Set<string>();
-  for (const row of perTask.rows) {
-    const hold = Number(row.hold ?? 0);
-    const resolved = Number(row.capture ?? 0) + Number(row.release ?? 0);
-    if (Number(row.settled) === 0) {
-      openHolds.add(row.task_id);
-    } else if (hold !== resolved) {
-      violations.push({
-        rule: 'hold = capture + release',
-        subject: `task ${row.task_id}`,
-        detail: `hold=${hold} capture=${row.capture} release=${row.release}`,
-      });
-    }
+      sum(case when kind = 'release' then amount else 0 end) as release
+    from ledger_entries where task_id is not null
+    group by task_id
+    having sum(case when kind in ${SETTLEMENT} then 1 else 0 end) > 0
+      and sum(case when kind = 'hold' then amount when kind in ${SETTLEMENT} then -amount else 0 end) <> 0`.execute(
+    db,
+  );
+  for (const row of unbalanced.rows) {
+    add(
+      LEDGER_RULES.settlement,
+      `task ${row.task_id}`,
+      `hold=${Number(row.hold)} capture=${Number(row.capture)} release=${Number(row.release)}`,
+    );
   }
 
-  // No final task has an open hold; a task that is not final has one.
-  const tasks = await db.selectFrom('tasks').select(['id', 'status', 'hold_amount']).execute();
-  for (const task of tasks) {
-    const final = task.status === 'completed' || task.status === 'failed';
-    if (final && openHolds.has(task.id)) {
-      violations.push({ rule: 'no final task has an open hold', subject: `task ${task.id}`, detail: `status=${task.status}` });
-    }
-    if (!final && !openHolds.has(task.id) && task.hold_amount > 0) {
-      violations.push({ rule: 'an open task has its hold', subject: `task ${task.id}`, detail: `status=${task.status}` });
-    }
-  }
+  const openHold = sql`exists (select 1 from ledger_entries h where h.task_id = t.id and h.kind = 'hold')
+    and not exists (select 1 from ledger_entries s where s.task_id = t.id and s.kind in ${SETTLEMENT})`;
+  const finalWithOpenHold = await sql<{ id: string; status: string }>`
+    select t.id, t.status from tasks t where t.status in ${FINAL} and ${openHold}`.execute(db);
+  for (const task of finalWithOpenHold.rows)
+    add(LEDGER_RULES.finalTask, `task ${task.id}`, `status=${task.status}`);
+
+  // A task that is not final and was charged keeps its hold open until it ends.
+  const openWithoutHold = await sql<{ id: string; status: string }>`
+    select t.id, t.status from tasks t
+    where t.status not in ${FINAL} and t.hold_amount > 0 and not (${openHold})`.execute(db);
+  for (const task of openWithoutHold.rows)
+    add(LEDGER_RULES.openTask, `task ${task.id}`, `status=${task.status}`);
   return violations;
 }

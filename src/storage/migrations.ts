@@ -1,6 +1,6 @@
 // Schema migrations for both engines. Each migration is written once; the few type differences
 // (auto-increment ids) come from the engine helpers below.
-import { type Kysely, type Migration, Migrator, sql } from 'kysely';
+import { type Kysely, type Migration, sql } from 'kysely';
 import type { Db, Engine } from './db.js';
 
 type AnyDb = Kysely<any>;
@@ -105,6 +105,7 @@ function migrations(engine: Engine): Record<string, Migration> {
           .addColumn('status', 'text', (c) => c.notNull())
           .addColumn('params', 'text', (c) => c.notNull())
           .addColumn('hold_amount', 'bigint', (c) => c.notNull())
+          .addColumn('pricing', 'text')
           .addColumn('cost', 'bigint')
           .addColumn('result', 'text')
           .addColumn('error', 'text')
@@ -204,6 +205,8 @@ function migrations(engine: Engine): Record<string, Migration> {
           .execute();
         await db.schema.createIndex('usage_key').on('usage_records').columns(['key_id', 'created_at']).execute();
         await db.schema.createIndex('usage_account').on('usage_records').columns(['account_id', 'created_at']).execute();
+        // The janitor looks for chat holds abandoned by a crashed process.
+        await db.schema.createIndex('usage_pending').on('usage_records').column('created_at').where(sql.ref('status'), '=', 'pending').execute();
 
         // One-time panel sign-in links and panel sessions; only token hashes are stored.
         await db.schema
@@ -220,13 +223,39 @@ function migrations(engine: Engine): Record<string, Migration> {
   };
 }
 
+/** Which migrations ran: one row each. */
+const MIGRATIONS_TABLE = 'gengate_migrations';
+/** Serializes migrators on PostgreSQL (the whole database), like Kysely's own migrator lock. */
+const PG_MIGRATION_LOCK = 7_463_127_001;
+
+/**
+ * Applies the pending migrations in one transaction and returns their names. A small runner rather
+ * than Kysely's Migrator, which introspects the tables of every schema in the database: that breaks
+ * when another schema is dropped meanwhile (parallel test suites do it all the time) and reads
+ * another app's bookkeeping as ours. Concurrent starts are safe: SQLite's BEGIN IMMEDIATE and a
+ * PostgreSQL advisory lock let one process migrate while the others wait, then find nothing to do.
+ */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const all = migrations(db.engine);
-  const migrator = new Migrator({
-    db: db.kysely,
-    provider: { getMigrations: async () => all },
+  const all = Object.entries(migrations(db.engine)).sort(([a], [b]) => a.localeCompare(b));
+  return db.kysely.transaction().execute(async (trx) => {
+    const tx = trx as unknown as AnyDb;
+    if (db.engine === 'postgres') await sql`select pg_advisory_xact_lock(${PG_MIGRATION_LOCK})`.execute(tx);
+    await tx.schema
+      .createTable(MIGRATIONS_TABLE)
+      .ifNotExists()
+      .addColumn('name', 'text', (c) => c.primaryKey())
+      .addColumn('applied_at', 'bigint', (c) => c.notNull())
+      .execute();
+    const done = new Set<string>(
+      (await tx.selectFrom(MIGRATIONS_TABLE).select('name').execute()).map((r) => r.name),
+    );
+    const applied: string[] = [];
+    for (const [name, migration] of all) {
+      if (done.has(name)) continue;
+      await migration.up(tx);
+      await tx.insertInto(MIGRATIONS_TABLE).values({ name, applied_at: Date.now() }).execute();
+      applied.push(name);
+    }
+    return applied;
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error;
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

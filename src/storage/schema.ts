@@ -61,6 +61,8 @@ export interface TasksTable {
   status: TaskStatus;
   params: string;
   hold_amount: number;
+  /** The pricing frozen at creation (JSON TaskPricing), so settlement never depends on later price changes. */
+  pricing: string | null;
   cost: number | null;
   result: string | null;
   error: string | null;

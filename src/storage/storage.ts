@@ -4,10 +4,14 @@ import type { Kysely } from 'kysely';
 import type { Db, Engine } from './db.js';
 import { AccountsRepository } from './repositories/accounts.js';
 import { AuditRepository } from './repositories/audit.js';
+import { IdempotencyRepository } from './repositories/idempotency.js';
 import { KeysRepository } from './repositories/keys.js';
 import { LedgerRepository } from './repositories/ledger.js';
 import { ModelsRepository } from './repositories/models.js';
 import { SettingsRepository } from './repositories/settings.js';
+import { UsageRepository } from './repositories/usage.js';
+import { TasksRepository } from './repositories/tasks.js';
+import { WebhooksRepository } from './repositories/webhooks.js';
 import type { Database } from './schema.js';
 
 export class Storage {
@@ -17,6 +21,10 @@ export class Storage {
   readonly models: ModelsRepository;
   readonly settings: SettingsRepository;
   readonly audit: AuditRepository;
+  readonly tasks: TasksRepository;
+  readonly idempotency: IdempotencyRepository;
+  readonly webhooks: WebhooksRepository;
+  readonly usage: UsageRepository;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -29,6 +37,10 @@ export class Storage {
     this.models = new ModelsRepository(db);
     this.settings = new SettingsRepository(db);
     this.audit = new AuditRepository(db);
+    this.tasks = new TasksRepository(db, engine);
+    this.idempotency = new IdempotencyRepository(db);
+    this.webhooks = new WebhooksRepository(db, engine);
+    this.usage = new UsageRepository(db, engine);
   }
 
   static from(db: Db): Storage {

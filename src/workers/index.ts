@@ -1,6 +1,9 @@
 // Starts the background workers of this process. Each worker is a loop with its own stop().
 import type { AppContext } from '../context.js';
+import { releaseAbandonedChatHolds } from '../services/chat/abandoned-holds.js';
 import { runJanitorOnce } from './janitor.js';
+import { startTaskRunner } from './task-runner.js';
+import { startWebhookSender } from './webhook-sender.js';
 
 export interface RunningWorker {
   name: string;
@@ -32,6 +35,15 @@ export function startLoop(name: string, intervalMs: number, tick: () => Promise<
   };
 }
 
-export async function startWorkers(ctx: AppContext, log: (msg: string, err?: unknown) => void): Promise<RunningWorker[]> {
-  return [startLoop('janitor', 60_000, () => runJanitorOnce(ctx), (e) => log('janitor failed', e))];
+export async function startWorkers(
+  ctx: AppContext,
+  log: (msg: string, err?: unknown) => void,
+  info?: (msg: string, fields: Record<string, unknown>) => void,
+): Promise<RunningWorker[]> {
+  return [
+    startTaskRunner(ctx, log, info),
+    startLoop('janitor', 60_000, () => runJanitorOnce(ctx), (e) => log('janitor failed', e)),
+    startWebhookSender(ctx, log),
+    startLoop('chat-holds', 60_000, () => releaseAbandonedChatHolds(ctx.storage, ctx.clock.now()), (e) => log('chat hold sweep failed', e)),
+  ];
 }

@@ -39,6 +39,15 @@ export function isInternalModelId(id: string): boolean {
   return id.includes(':');
 }
 
+/** A model a client can pay for: a price, and for text models an output price too. */
+export function isPriced(model: CatalogModel): boolean {
+  return model.priceMicro !== null && (model.kind !== 'text' || model.priceOutputMicro !== null);
+}
+
+/**
+ * Listed in GET /public/models and /v1/models: active, visible, public and priced. An unpriced model
+ * is left out because the catalog entry promises a price (generation with it answers 422).
+ */
 export function isPublic(model: CatalogModel): boolean {
-  return model.active && model.visible && !isInternalModelId(model.id);
+  return model.active && model.visible && !isInternalModelId(model.id) && isPriced(model);
 }

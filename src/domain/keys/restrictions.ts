@@ -1,5 +1,5 @@
 // Per-key restrictions: allowed models, allowed IP ranges and the rate limit. Validated here so the
-// admin API, CLI and panel apply the same rules.
+// admin API, CLI and panel apply the same rules; the matchers are what the guard and routes enforce.
 import ipaddr from 'ipaddr.js';
 import { AppError } from '../errors.js';
 
@@ -11,8 +11,16 @@ export interface KeyRestrictions {
 
 export function parseAllowedModels(value: unknown): string[] | null {
   if (value === null) return null;
-  if (!Array.isArray(value) || value.length > 500 || !value.every((m) => typeof m === 'string' && m.length > 0 && m.length <= 128)) {
-    throw new AppError('invalid_parameter', 'allowed_models must be an array of model ids or null', 'allowed_models');
+  if (
+    !Array.isArray(value) ||
+    value.length > 500 ||
+    !value.every((m) => typeof m === 'string' && m.length > 0 && m.length <= 128)
+  ) {
+    throw new AppError(
+      'invalid_parameter',
+      'allowed_models must be an array of model ids or null',
+      'allowed_models',
+    );
   }
   return [...new Set(value as string[])];
 }
@@ -20,11 +28,19 @@ export function parseAllowedModels(value: unknown): string[] | null {
 export function parseAllowedIpCidrs(value: unknown): string[] | null {
   if (value === null) return null;
   if (!Array.isArray(value) || value.length > 500) {
-    throw new AppError('invalid_parameter', 'allowed_ip_cidrs must be an array of CIDRs or addresses, or null', 'allowed_ip_cidrs');
+    throw new AppError(
+      'invalid_parameter',
+      'allowed_ip_cidrs must be an array of CIDRs or addresses, or null',
+      'allowed_ip_cidrs',
+    );
   }
   return value.map((entry) => {
-    if (typeof entry !== 'string' || !isValidCidrOrAddress(entry)) {
-      throw new AppError('invalid_parameter', `allowed_ip_cidrs: "${String(entry)}" is not an IPv4/IPv6 address or CIDR`, 'allowed_ip_cidrs');
+    if (typeof entry !== 'string' || parseRange(entry) === null) {
+      throw new AppError(
+        'invalid_parameter',
+        `allowed_ip_cidrs: "${String(entry)}" is not an IPv4/IPv6 address or CIDR`,
+        'allowed_ip_cidrs',
+      );
     }
     return entry.trim();
   });
@@ -33,52 +49,79 @@ export function parseAllowedIpCidrs(value: unknown): string[] | null {
 export function parseRateLimit(value: unknown): number | null {
   if (value === null) return null;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 1_000_000) {
-    throw new AppError('invalid_parameter', 'rate_limit_per_min must be a positive integer or null', 'rate_limit_per_min');
+    throw new AppError(
+      'invalid_parameter',
+      'rate_limit_per_min must be a positive integer or null',
+      'rate_limit_per_min',
+    );
   }
   return value;
 }
 
-function isValidCidrOrAddress(entry: string): boolean {
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
+type Range = [Address, number];
+
+/**
+ * Parses "addr" or "addr/bits" strictly. ipaddr.js also accepts legacy IPv4 forms ("10.1",
+ * "0x0a000001"); an operator who writes "10.1" most likely means something else, so they are refused.
+ * An IPv4-mapped IPv6 range (::ffff:10.0.0.0/104) becomes the IPv4 range it denotes.
+ */
+function parseRange(entry: string): Range | null {
   const text = entry.trim();
-  try {
-    if (text.includes('/')) ipaddr.parseCIDR(text);
-    else ipaddr.parse(text);
-    return true;
-  } catch {
-    return false;
+  const slash = text.indexOf('/');
+  const addressText = slash === -1 ? text : text.slice(0, slash);
+  if (
+    ipaddr.IPv4.isValid(addressText)
+      ? !ipaddr.IPv4.isValidFourPartDecimal(addressText)
+      : !ipaddr.IPv6.isValid(addressText)
+  ) {
+    return null;
   }
+  let range: Range;
+  try {
+    if (slash === -1) {
+      const address = ipaddr.parse(text);
+      range = [address, address.kind() === 'ipv4' ? 32 : 128];
+    } else {
+      if (!/^\d{1,3}$/.test(text.slice(slash + 1))) return null;
+      range = ipaddr.parseCIDR(text) as Range;
+    }
+  } catch {
+    return null;
+  }
+  const [address, bits] = range;
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) {
+    return [(address as ipaddr.IPv6).toIPv4Address(), bits - 96];
+  }
+  return range;
 }
 
-type Parsed = ipaddr.IPv4 | ipaddr.IPv6;
-const cidrCache = new Map<string, [Parsed, number][]>();
+// Compiled ranges are memoised per array: the auth cache hands out the same array for every request
+// of a key, so the ranges are parsed once per cache load, not once per request.
+const compiledRanges = new WeakMap<readonly string[], Range[]>();
 
-function compile(cidrs: string[]): [Parsed, number][] {
-  const cacheKey = cidrs.join(',');
-  let compiled = cidrCache.get(cacheKey);
-  if (!compiled) {
-    compiled = cidrs.map((text) => {
-      if (text.includes('/')) return ipaddr.parseCIDR(text) as [Parsed, number];
-      const addr = ipaddr.parse(text);
-      return [addr, addr.kind() === 'ipv4' ? 32 : 128] as [Parsed, number];
-    });
-    if (cidrCache.size > 10_000) cidrCache.clear();
-    cidrCache.set(cacheKey, compiled);
+function rangesOf(cidrs: readonly string[]): Range[] {
+  let ranges = compiledRanges.get(cidrs);
+  if (!ranges) {
+    ranges = cidrs.map(parseRange).filter((range): range is Range => range !== null);
+    compiledRanges.set(cidrs, ranges);
   }
-  return compiled;
+  return ranges;
 }
 
 /** An IPv4-mapped IPv6 caller (::ffff:1.2.3.4) matches IPv4 ranges, as it is the same host. */
-export function ipAllowed(callerIp: string, cidrs: string[] | null): boolean {
+export function ipAllowed(callerIp: string, cidrs: readonly string[] | null): boolean {
   if (cidrs === null) return true;
-  let addr: Parsed;
+  let caller: Address;
   try {
-    addr = ipaddr.process(callerIp);
+    caller = ipaddr.process(callerIp);
   } catch {
     return false;
   }
-  return compile(cidrs).some(([range, bits]) => addr.kind() === range.kind() && addr.match(range, bits));
+  const kind = caller.kind();
+  return rangesOf(cidrs).some(([range, bits]) => range.kind() === kind && caller.match(range, bits));
 }
 
-export function modelAllowed(modelId: string, allowedModels: string[] | null): boolean {
+export function modelAllowed(modelId: string, allowedModels: readonly string[] | null): boolean {
   return allowedModels === null || allowedModels.includes(modelId);
 }

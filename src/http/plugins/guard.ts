@@ -7,7 +7,7 @@ import { AppError } from '../../domain/errors.js';
 import { ipAllowed } from '../../domain/keys/restrictions.js';
 import type { AuthService, AuthenticatedKey } from '../../services/auth.js';
 import type { MaintenanceService } from '../../services/maintenance.js';
-import type { RateLimiter } from '../../services/rate-limit.js';
+import { RATE_WINDOW_SECONDS, type RateLimiter } from '../../services/rate-limit.js';
 
 export type RouteAccess = 'key' | 'public' | 'admin' | 'system';
 
@@ -34,6 +34,11 @@ function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(ha, hb);
 }
 
+/** 128 bits of the key's SHA-256: unique across deployments, and no secret in Redis key names. */
+export function rateLimitSubject(keyHash: string): string {
+  return keyHash.slice(0, 32);
+}
+
 export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('apiKey', null as unknown as AuthenticatedKey);
 
@@ -57,7 +62,10 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     request.apiKey = key;
     if (!ipAllowed(request.ip, key.allowedIpCidrs)) throw new AppError('ip_not_allowed');
 
-    const decision = await deps.rateLimiter.consume(key.keyId, key.rateLimitPerMin ?? deps.defaultRateLimitPerMin);
+    // Counted under the key's hash, not its row id: ids repeat across databases sharing one Redis.
+    const limit = key.rateLimitPerMin ?? deps.defaultRateLimitPerMin;
+    const decision = await deps.rateLimiter.consume(rateLimitSubject(key.keyHash), limit);
+    reply.header('RateLimit-Policy', `${limit};w=${RATE_WINDOW_SECONDS}`);
     reply.header('RateLimit-Limit', decision.limit);
     reply.header('RateLimit-Remaining', decision.remaining);
     reply.header('RateLimit-Reset', decision.resetSeconds);

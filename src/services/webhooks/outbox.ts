@@ -22,7 +22,11 @@ export function webhookPayload(task: FinalTask): string {
 }
 
 /** Must be called with the transaction that finalizes the task. No-op when there is no webhook_url. */
-export async function enqueueTaskWebhook(tx: Storage, task: FinalTask, now: number): Promise<string | undefined> {
+export async function enqueueTaskWebhook(
+  tx: Storage,
+  task: FinalTask,
+  now: number,
+): Promise<string | undefined> {
   if (!task.webhook_url) return undefined;
   const id = `msg_${randomBytes(16).toString('hex')}`;
   await tx.db

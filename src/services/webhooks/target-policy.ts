@@ -1,25 +1,42 @@
 // Which webhook targets are allowed: http(s) only, and never an address on loopback, private,
 // link-local, CGNAT, multicast or reserved ranges (unless WEBHOOK_ALLOW_PRIVATE). Checked at
-// POST /generate; the delivery side checks the connected address again, against DNS rebinding.
+// POST /generate; the delivery side (egress.ts) checks the connected address again, against DNS rebinding.
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 import { AppError } from '../../domain/errors.js';
 
-/** Only globally routable unicast addresses are acceptable targets. */
+/** Resolves a host name to every address it has. Injectable so tests can script DNS answers. */
+export type ResolveHost = (hostname: string) => Promise<string[]>;
+
+export const resolveHost: ResolveHost = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
+
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * Only globally routable unicast addresses are acceptable targets. IPv4-mapped IPv6 is judged as the
+ * IPv4 address it carries; other IPv6 must lie in 2000::/3, which also excludes the deprecated
+ * IPv4-compatible form (::127.0.0.1) that ipaddr.js would call unicast.
+ */
 export function isPublicAddress(address: string): boolean {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
-    parsed = ipaddr.parse(address);
+    parsed = ipaddr.parse(address.replace(/^\[|\]$/g, ''));
   } catch {
     return false;
   }
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   }
-  return parsed.range() === 'unicast';
+  if (parsed.range() !== 'unicast') return false;
+  return parsed.kind() === 'ipv4' || (parsed as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
 }
 
-export async function assertWebhookTargetAllowed(url: string, allowPrivate: boolean): Promise<void> {
+export async function assertWebhookTargetAllowed(
+  url: string,
+  allowPrivate: boolean,
+  resolve: ResolveHost = resolveHost,
+): Promise<void> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -39,12 +56,20 @@ export async function assertWebhookTargetAllowed(url: string, allowPrivate: bool
     addresses = [host];
   } else {
     try {
-      addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+      addresses = await resolve(host);
     } catch {
-      throw new AppError('webhook_url_not_allowed', `webhook_url host ${host} does not resolve`, 'webhook_url');
+      throw new AppError(
+        'webhook_url_not_allowed',
+        `webhook_url host ${host} does not resolve`,
+        'webhook_url',
+      );
     }
   }
   if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
-    throw new AppError('webhook_url_not_allowed', 'webhook_url resolves to a private or reserved address', 'webhook_url');
+    throw new AppError(
+      'webhook_url_not_allowed',
+      'webhook_url resolves to a private or reserved address',
+      'webhook_url',
+    );
   }
 }

@@ -1,25 +1,55 @@
-// Money movements. Each method must run inside the caller's transaction, together with the row that
-// caused the movement (a task, a chat request, a top-up). Balances change only through guarded
-// UPDATEs, and every change appends one ledger entry carrying the balance after it.
-import { type Kysely, type Selectable, sql } from 'kysely';
+// Money movements. Call each method inside the caller's transaction, together with the row that
+// caused the movement (a task, a chat request, a top-up); called outside one, a method opens its own,
+// so a balance never moves without its entry. Balances change only through guarded UPDATEs, and
+// every change appends one ledger entry carrying the balance after it.
+import { type Kysely, PostgresAdapter, type Selectable, sql } from 'kysely';
+import { isUniqueViolation } from '../db.js';
 import type { Database, LedgerEntriesTable, LedgerKind } from '../schema.js';
 
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
 
-interface KeyRef {
+export interface KeyRef {
   keyId: number;
   accountId: number;
   now: number;
 }
 
+/** A movement that does not match the ledger (no such hold, a wrong amount): a bug in the caller. */
+export class LedgerIntegrityError extends Error {}
+
+/** The task's hold was already captured or released; nothing was changed. Callers racing to end a
+ * task (a worker and the timeout reaper) may treat this as "someone else finished it". */
+export class TaskAlreadySettledError extends Error {
+  constructor(
+    readonly taskId: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`task ${taskId} is already settled`, options);
+  }
+}
+
+interface Balances {
+  balance: number;
+  held: number;
+}
+
 export class LedgerRepository {
   constructor(private readonly db: Kysely<Database>) {}
+
+  /**
+   * Runs `work` in the caller's transaction, or in a new one when called outside any: a balance
+   * update and its ledger entry are never committed apart, whoever calls.
+   */
+  private atomically<T>(work: (ledger: LedgerRepository) => Promise<T>): Promise<T> {
+    if (this.db.isTransaction) return work(this);
+    return this.db.transaction().execute((trx) => work(new LedgerRepository(trx)));
+  }
 
   private async append(
     ref: KeyRef,
     kind: LedgerKind,
     amount: number,
-    after: { balance: number; held: number },
+    after: Balances,
     taskId: string | null,
     note: string | null = null,
   ) {
@@ -39,55 +69,128 @@ export class LedgerRepository {
       .execute();
   }
 
-  /** Credits a key. Returns the new balance, or undefined when the key does not exist. */
+  /** Credits a key. Returns the new balance, or undefined when the key does not exist or is deleted. */
   async topup(ref: KeyRef, amount: number, note: string | null): Promise<number | undefined> {
-    const after = await this.db
-      .updateTable('api_keys')
-      .set({ balance: sql`balance + ${amount}`, updated_at: ref.now })
-      .where('id', '=', ref.keyId)
-      .where('deleted_at', 'is', null)
-      .returning(['balance', 'held'])
-      .executeTakeFirst();
-    if (!after) return undefined;
-    await this.append(ref, 'topup', amount, after, null, note);
-    return after.balance;
+    if (!Number.isSafeInteger(amount) || amount <= 0)
+      throw new LedgerIntegrityError(`topup amount must be a positive integer, got ${amount}`);
+    return this.atomically(async (ledger) => {
+      const after = await ledger.db
+        .updateTable('api_keys')
+        .set({ balance: sql`balance + ${amount}`, updated_at: ref.now })
+        .where('id', '=', ref.keyId)
+        .where('deleted_at', 'is', null)
+        .returning(['balance', 'held'])
+        .executeTakeFirst();
+      if (!after) return undefined;
+      await ledger.append(ref, 'topup', amount, after, null, note);
+      return after.balance;
+    });
+  }
+
+  /**
+   * An operator correction of either sign. Guarded like a hold: a debit larger than the available
+   * balance matches no row. Returns the new balance, or undefined when the key is missing or the
+   * balance does not cover a debit.
+   */
+  async adjust(ref: KeyRef, amount: number, note: string | null): Promise<number | undefined> {
+    if (!Number.isSafeInteger(amount) || amount === 0)
+      throw new LedgerIntegrityError(`adjust amount must be a non-zero integer, got ${amount}`);
+    return this.atomically(async (ledger) => {
+      const after = await ledger.db
+        .updateTable('api_keys')
+        .set({ balance: sql`balance + ${amount}`, updated_at: ref.now })
+        .where('id', '=', ref.keyId)
+        .where('deleted_at', 'is', null)
+        .where('balance', '>=', -amount)
+        .returning(['balance', 'held'])
+        .executeTakeFirst();
+      if (!after) return undefined;
+      await ledger.append(ref, 'adjust', amount, after, null, note);
+      return after.balance;
+    });
   }
 
   /**
    * Reserves `amount` for a task. The guarded write makes a concurrent overdraw impossible: the
-   * UPDATE matches no row when the balance does not cover the amount. Returns false in that case.
+   * UPDATE matches no row when the balance does not cover the amount. Returns false in that case,
+   * having written nothing.
    */
   async hold(ref: KeyRef, taskId: string, amount: number): Promise<boolean> {
-    const after = await this.db
-      .updateTable('api_keys')
-      .set({ balance: sql`balance - ${amount}`, held: sql`held + ${amount}`, updated_at: ref.now })
-      .where('id', '=', ref.keyId)
-      .where('deleted_at', 'is', null)
-      .where('balance', '>=', amount)
-      .returning(['balance', 'held'])
-      .executeTakeFirst();
-    if (!after) return false;
-    await this.append(ref, 'hold', amount, after, taskId);
-    return true;
+    if (!Number.isSafeInteger(amount) || amount < 0)
+      throw new LedgerIntegrityError(`hold amount must be a non-negative integer, got ${amount}`);
+    return this.atomically(async (ledger) => {
+      const after = await ledger.db
+        .updateTable('api_keys')
+        .set({ balance: sql`balance - ${amount}`, held: sql`held + ${amount}`, updated_at: ref.now })
+        .where('id', '=', ref.keyId)
+        .where('deleted_at', 'is', null)
+        .where('balance', '>=', amount)
+        .returning(['balance', 'held'])
+        .executeTakeFirst();
+      if (!after) return false;
+      await ledger.append(ref, 'hold', amount, after, taskId);
+      return true;
+    });
   }
 
   /**
-   * Resolves a hold: captures `cost` (never above the hold) and releases the rest. Both entries are
-   * always written, a zero amount included, so that UNIQUE(task_id, kind) turns any second
-   * settlement of the same task, of either kind, into a constraint violation.
+   * Resolves a hold: captures `cost` (never above the hold) and releases the rest, both entries always
+   * written (a zero amount included). A task settles once: the key row is locked first, so a second
+   * settlement, sequential or racing, sees the first one and throws TaskAlreadySettledError having
+   * changed nothing. UNIQUE(task_id, kind) backs this up in the database for any other writer.
    */
-  async settle(ref: KeyRef, taskId: string, holdAmount: number, cost: number): Promise<{ captured: number; released: number }> {
+  async settle(
+    ref: KeyRef,
+    taskId: string,
+    holdAmount: number,
+    cost: number,
+  ): Promise<{ captured: number; released: number }> {
+    if (!Number.isSafeInteger(cost) || !Number.isSafeInteger(holdAmount)) {
+      throw new LedgerIntegrityError(
+        `settlement amounts must be integers, got hold ${holdAmount} and cost ${cost}`,
+      );
+    }
     const captured = Math.max(0, Math.min(cost, holdAmount));
     const released = holdAmount - captured;
-    const after = await this.db
-      .updateTable('api_keys')
-      .set({ held: sql`held - ${holdAmount}`, balance: sql`balance + ${released}`, updated_at: ref.now })
-      .where('id', '=', ref.keyId)
-      .returning(['balance', 'held'])
-      .executeTakeFirstOrThrow();
-    await this.append(ref, 'capture', captured, after, taskId);
-    await this.append(ref, 'release', released, after, taskId);
-    return { captured, released };
+    return this.atomically(async (ledger) => {
+      const before = await ledger.lockBalances(ref.keyId);
+      const entries = await ledger.db
+        .selectFrom('ledger_entries')
+        .select(['kind', 'key_id', 'amount'])
+        .where('task_id', '=', taskId)
+        .execute();
+      const hold = entries.find((e) => e.kind === 'hold');
+      if (!hold || hold.key_id !== ref.keyId || hold.amount !== holdAmount) {
+        throw new LedgerIntegrityError(`task ${taskId} has no hold of ${holdAmount} on key ${ref.keyId}`);
+      }
+      if (entries.some((e) => e.kind === 'capture' || e.kind === 'release'))
+        throw new TaskAlreadySettledError(taskId);
+      try {
+        await ledger.append(
+          ref,
+          'capture',
+          captured,
+          { balance: before.balance, held: before.held - captured },
+          taskId,
+        );
+        await ledger.append(
+          ref,
+          'release',
+          released,
+          { balance: before.balance + released, held: before.held - holdAmount },
+          taskId,
+        );
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new TaskAlreadySettledError(taskId, { cause: error });
+        throw error;
+      }
+      await ledger.db
+        .updateTable('api_keys')
+        .set({ held: sql`held - ${holdAmount}`, balance: sql`balance + ${released}`, updated_at: ref.now })
+        .where('id', '=', ref.keyId)
+        .execute();
+      return { captured, released };
+    });
   }
 
   /** The full refund of a failed task. */
@@ -95,12 +198,35 @@ export class LedgerRepository {
     await this.settle(ref, taskId, holdAmount, 0);
   }
 
+  /**
+   * Reads a key's balances and, on PostgreSQL, locks the row until the transaction ends; SQLite's
+   * BEGIN IMMEDIATE already serializes writers.
+   */
+  private async lockBalances(keyId: number): Promise<Balances> {
+    const query = this.db.selectFrom('api_keys').select(['balance', 'held']).where('id', '=', keyId);
+    const postgres = this.db.getExecutor().adapter instanceof PostgresAdapter;
+    const row = await (postgres ? query.forUpdate() : query).executeTakeFirst();
+    if (!row) throw new LedgerIntegrityError(`key ${keyId} does not exist`);
+    return row;
+  }
+
   async entriesForTask(taskId: string): Promise<LedgerEntryRow[]> {
-    return this.db.selectFrom('ledger_entries').selectAll().where('task_id', '=', taskId).orderBy('id').execute();
+    return this.db
+      .selectFrom('ledger_entries')
+      .selectAll()
+      .where('task_id', '=', taskId)
+      .orderBy('id')
+      .execute();
   }
 
   async entriesForKey(keyId: number, limit = 1000): Promise<LedgerEntryRow[]> {
-    return this.db.selectFrom('ledger_entries').selectAll().where('key_id', '=', keyId).orderBy('id').limit(limit).execute();
+    return this.db
+      .selectFrom('ledger_entries')
+      .selectAll()
+      .where('key_id', '=', keyId)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
   }
 
   async countForKey(keyId: number): Promise<number> {

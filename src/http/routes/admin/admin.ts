@@ -9,6 +9,7 @@ import type { Actor } from '../../../services/accounts.js';
 import { bodyObject, positiveIntParam, rejectUnknownFields } from '../../body.js';
 import { presentAdminModel } from '../../presenters/catalog.js';
 import { presentCoefficient, presentKey } from '../../presenters/keys.js';
+import { presentDelivery } from '../../presenters/webhooks.js';
 
 const LOGIN_LINK_TTL_MS = 15 * 60 * 1000;
 const admin = { config: { access: 'admin' as const }, schema: { tags: ['admin'] } };
@@ -86,6 +87,9 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
   app.put<{ Params: { id: string } }>('/admin/models/:id', admin, async (request) => {
     const body = bodyObject(request.body);
     rejectUnknownFields(body, ['id', 'name', 'provider', 'kind', 'unit', 'priceRub', 'priceOutputRub', 'active', 'visible', 'vision', 'route', 'params_schema', 'billing']);
+    if (body.id !== undefined && body.id !== request.params.id) {
+      throw new AppError('invalid_parameter', 'id in the body must match the id in the path', 'id');
+    }
     const model = parseCatalogEntry(request.params.id, body, ctx.clock.now());
     return presentAdminModel(await ctx.catalog.upsert(model));
   });
@@ -95,26 +99,16 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
     if (!['pending', 'delivered', 'undelivered'].includes(status)) {
       throw new AppError('invalid_parameter', 'status must be pending, delivered or undelivered', 'status');
     }
-    const limit = Math.min(Number(request.query.limit ?? 100) || 100, 1000);
-    const rows = await ctx.storage.db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('status', '=', status as 'pending')
-      .orderBy('created_at', 'desc')
-      .limit(limit)
-      .execute();
-    return rows.map((row) => ({
-      id: row.id,
-      task_id: row.task_id,
-      url: row.url,
-      status: row.status,
-      attempts: row.attempts,
-      last_status_code: row.last_status_code,
-      last_error: row.last_error,
-      created_at: new Date(row.created_at).toISOString(),
-      updated_at: new Date(row.updated_at).toISOString(),
-    }));
+    const limit = request.query.limit === undefined ? 100 : Number(request.query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      throw new AppError('invalid_parameter', 'limit must be an integer from 1 to 1000', 'limit');
+    }
+    return (await ctx.storage.webhooks.listByStatus(status as 'pending', limit)).map(presentDelivery);
   });
+
+  app.post<{ Params: { id: string } }>('/admin/webhooks/:id/redeliver', admin, async (request) =>
+    presentDelivery(await ctx.webhooks.redeliver(request.params.id, actor(request))),
+  );
 
   app.post<{ Params: { messaging_id: string } }>('/admin/accounts/:messaging_id/login-link', admin, async (request, reply) => {
     const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);

@@ -1,0 +1,23 @@
+// The bare baselines in one Fastify process (each route is measured on its own):
+//   POST /v1/chat/completions  Fastify + undici pass-through to the fake upstream
+//   POST /generate             parse the same JSON as gengate's /generate, answer 202
+//   GET  /tasks/:id            answer a task object
+// Run as a child: `node bin/run-ts.mjs bench/baselines/server.ts <upstream base url>`; prints `ready <port>`.
+import Fastify from 'fastify';
+import { announceReady } from '../ready.js';
+import { registerChatPassthrough } from './chat-passthrough.js';
+import { registerBareGenerate } from './generate.js';
+import { registerBareTaskGet } from './tasks.js';
+
+const upstreamBaseUrl = process.argv[2];
+if (!upstreamBaseUrl)
+  throw new Error('usage: baselines/server.ts <upstream base url, e.g. http://127.0.0.1:PORT/v1>');
+
+const app = Fastify({ logger: false });
+registerChatPassthrough(app, upstreamBaseUrl);
+registerBareGenerate(app);
+registerBareTaskGet(app);
+
+await app.listen({ host: '127.0.0.1', port: 0 });
+announceReady((app.server.address() as { port: number }).port);
+process.once('SIGTERM', () => process.exit(0));

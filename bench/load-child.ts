@@ -1,0 +1,113 @@
+// The load process: runs autocannon, the sequential latency client and the streaming client on
+// behalf of the bench, so the load shares no event loop with anything it measures. Jobs arrive over
+// IPC as {id, kind, job}; each answer is {id, result} or {id, error}.
+// Run by bench/load.ts: `node bin/run-ts.mjs bench/load-child.ts` with an IPC channel.
+import autocannon, { type AutocannonOptions, type AutocannonResult } from 'autocannon';
+import { measureLatency } from './latency-client.js';
+import { measureStreams } from './stream-client.js';
+import type { LoadStats } from './types.js';
+
+export interface AutocannonJob {
+  origin: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  connections: number;
+  /** Run for this long… */
+  durationSec?: number;
+  /** …or send exactly this many requests. */
+  amount?: number;
+  /** Each request takes the next of these paths in turn (GET of many different tasks). */
+  paths?: string[];
+  /** Replace `[<id>]` in the body with a number unique to the request, so no two bodies are alike. */
+  uniqueBodies?: boolean;
+  /** With `amount`: stop after this long even if not every request was answered. */
+  maxSec?: number;
+}
+
+const UNIQUE = '[<id>]';
+/** Across jobs too: the warm-up and the measured run never send the same body. */
+let uniqueCounter = 0;
+
+async function runAutocannon(job: AutocannonJob): Promise<LoadStats> {
+  const options: AutocannonOptions = {
+    // autocannon takes the path from the URL; a separate `path` option is ignored.
+    url: `${job.origin}${job.path}`,
+    method: job.method,
+    headers: job.headers,
+    body: job.body,
+    connections: job.connections,
+    pipelining: 1,
+    timeout: 30,
+    ...(job.amount ? { amount: job.amount } : { duration: job.durationSec ?? 10 }),
+  };
+  // One request template whose path or body changes per request. autocannon's own idReplacement is
+  // not used: it assumes a fixed id length when it computes Content-Length.
+  if (job.paths?.length || job.uniqueBodies) {
+    const paths = job.paths?.length ? job.paths : [job.path];
+    const body = job.body ?? '';
+    let nextPath = 0;
+    options.requests = [
+      {
+        method: job.method,
+        headers: job.headers,
+        setupRequest: (request) => {
+          const path = paths[nextPath++ % paths.length];
+          return {
+            ...request,
+            path,
+            ...(job.uniqueBodies ? { body: body.replaceAll(UNIQUE, String(++uniqueCounter)) } : {}),
+          };
+        },
+      },
+    ];
+  }
+  const startedAtMs = Date.now();
+  const result = await new Promise<AutocannonResult>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const instance = autocannon(options, (error, done) => {
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(done);
+    });
+    if (job.maxSec) timer = setTimeout(() => instance.stop(), job.maxSec * 1000);
+  });
+  const statusCodes = Object.fromEntries(
+    Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]),
+  );
+  return {
+    requestsPerSec: result.duration > 0 ? result['2xx'] / result.duration : 0,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    durationSec: result.duration,
+    statusCodes,
+    startedAtMs,
+  };
+}
+
+const handlers = {
+  autocannon: runAutocannon,
+  latency: measureLatency,
+  streams: measureStreams,
+} as const;
+
+export type LoadJobKind = keyof typeof handlers;
+
+process.on('message', async (message: { id: number; kind: LoadJobKind; job: never }) => {
+  try {
+    const result = await handlers[message.kind](message.job);
+    process.send!({ id: message.id, result });
+  } catch (error) {
+    process.send!({
+      id: message.id,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+  }
+});
+process.send!({ ready: true });
+process.once('SIGTERM', () => process.exit(0));

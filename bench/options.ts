@@ -1,0 +1,64 @@
+// Command-line flags → the bench settings. `--quick` is for a check that the harness works end to
+// end (under 2 minutes); the full run is what the figures are tracked with.
+import type { BenchSettings } from './types.js';
+
+export const SCENARIOS = ['chat', 'latency', 'streaming', 'generate', 'tasks', 'throughput'] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+export interface BenchOptions {
+  settings: BenchSettings;
+  only: Set<ScenarioName>;
+  /** Exit 1 unless every target says PASS. */
+  strict: boolean;
+  /** Run gengate with --cpu-prof and print where its CPU time went. */
+  profile: boolean;
+  help: boolean;
+}
+
+export const USAGE = `usage: npm run bench -- [--quick] [--pg] [--only=${SCENARIOS.join(',')}] [--strict]
+  --quick    short runs and 1,000 tasks: checks the harness end to end in under 2 minutes
+  --pg       after SQLite, run gengate again on PostgreSQL (BENCH_PG_URL) and Redis (BENCH_REDIS_URL)
+  --only=…   run only these scenarios (tasks = GET /tasks/{id}, throughput = the task run)
+  --strict   exit with status 1 unless every target says PASS
+  --profile  run gengate with --cpu-prof and print a self-time summary per gengate process`;
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const flags = new Set(argv.filter((a) => !a.startsWith('--only=')));
+  const onlyArg = argv.find((a) => a.startsWith('--only='));
+  const unknown = [...flags].filter(
+    (f) => !['--quick', '--pg', '--strict', '--profile', '--help', '-h'].includes(f),
+  );
+  if (unknown.length) throw new Error(`unknown option(s): ${unknown.join(' ')}\n${USAGE}`);
+  let only = new Set<ScenarioName>(SCENARIOS);
+  if (onlyArg) {
+    const names = onlyArg.slice('--only='.length).split(',').filter(Boolean);
+    const bad = names.filter((n) => !(SCENARIOS as readonly string[]).includes(n));
+    if (bad.length) throw new Error(`unknown scenario(s): ${bad.join(', ')}\n${USAGE}`);
+    only = new Set(names as ScenarioName[]);
+  }
+  const quick = flags.has('--quick');
+  const settings: BenchSettings = {
+    quick,
+    pg: flags.has('--pg'),
+    connections: 32,
+    durationSec: quick ? 3 : 10,
+    warmupSec: quick ? 1 : 3,
+    latencyRounds: quick ? 4 : 10,
+    latencyPerRound: quick ? 100 : 200,
+    streamRounds: quick ? 4 : 10,
+    streamsPerRound: quick ? 5 : 10,
+    streamChunks: 64,
+    tasks: quick ? 1_000 : 10_000,
+    taskTimeoutSec: quick ? 20 : 180,
+    readTasks: quick ? 50 : 200,
+    chatModel: 'gpt-4o-mini',
+    taskModel: 'seedream-4',
+  };
+  return {
+    settings,
+    only,
+    strict: flags.has('--strict'),
+    profile: flags.has('--profile'),
+    help: flags.has('--help') || flags.has('-h'),
+  };
+}

@@ -1,0 +1,65 @@
+// Scenario 4: POST /generate on its 202 path (auth, rate limit, idempotency check, validation, hold,
+// task insert), N connections, against a bare Fastify POST that parses the same JSON. gengate runs
+// with --role api here, so no worker consumes the tasks the load creates while it is measured.
+// Every body carries a unique prompt and no Idempotency-Key: each request creates a new task.
+import type { GengateInstance } from '../gengate.js';
+import { ratio } from '../stats.js';
+import { formatNumber, loadProblem, TARGETS } from '../targets.js';
+import type { LoadStats } from '../types.js';
+import { addFigure, asJob, type BenchEnvironment, gengateTarget, measureLoad, section } from './context.js';
+import { failure, preflight } from './preflight.js';
+
+/** autocannon replaces `[<id>]` with a unique id per request. */
+export function generateBody(model: string, webhookUrl?: string): string {
+  return JSON.stringify({
+    params: {
+      model_name: model,
+      prompt: 'A lighthouse on a cliff at dusk, waves below, bench [<id>]',
+      aspect_ratio: '16:9',
+      ...(webhookUrl ? { webhook_url: webhookUrl } : {}),
+    },
+  });
+}
+
+export function concreteBody(body: string, id: string): string {
+  return body.replaceAll('[<id>]', id);
+}
+
+export async function generateThroughput(env: BenchEnvironment, gengate: GengateInstance): Promise<void> {
+  const scenario = `POST /generate (202 path), ${env.settings.connections} connections`;
+  section(`${scenario} [${gengate.engine}]`);
+  const body = generateBody(env.settings.taskModel);
+  const target = gengateTarget(gengate, 'POST', '/generate', body);
+  const gate = failure(await preflight(target, 202, concreteBody(body, 'preflight')));
+  let mine: LoadStats | undefined;
+  let bare: LoadStats | undefined;
+  if (!gate.skip && !gate.invalid) {
+    const bareTarget = {
+      ...target,
+      name: 'bare POST',
+      origin: env.baselines.origin,
+      headers: { 'content-type': 'application/json' },
+    };
+    bare = await measureLoad(env, scenario, 'bare POST', gengate.engine, {
+      ...asJob(bareTarget),
+      uniqueBodies: true,
+    });
+    mine = await measureLoad(env, scenario, 'gengate', gengate.engine, {
+      ...asJob(target),
+      uniqueBodies: true,
+    });
+  }
+  addFigure(env, {
+    id: 'generate-vs-bare',
+    label: 'POST /generate, gengate / bare POST',
+    engine: gengate.engine,
+    unit: '×',
+    target: TARGETS.generateVsBare,
+    value: ratio(mine?.requestsPerSec, bare?.requestsPerSec),
+    detail: `gengate ${formatNumber(mine?.requestsPerSec)} req/s vs bare ${formatNumber(bare?.requestsPerSec)} req/s`,
+    skip: gate.skip,
+    invalid: gate.skip
+      ? undefined
+      : (gate.invalid ?? loadProblem(mine, 'gengate') ?? loadProblem(bare, 'bare POST')),
+  });
+}

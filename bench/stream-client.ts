@@ -1,0 +1,97 @@
+// A streaming chat client: time to the first SSE data event and data events per second, one
+// stream at a time per system, systems interleaved round by round like the latency client.
+import { createParser } from 'eventsource-parser';
+import { Client } from 'undici';
+import type { HttpTarget } from './latency-client.js';
+import { percentile } from './stats.js';
+import type { StreamSummary } from './types.js';
+
+export interface StreamJob {
+  targets: HttpTarget[];
+  warmup: number;
+  rounds: number;
+  perRound: number;
+}
+
+interface StreamSample {
+  ttfcMs: number;
+  totalMs: number;
+  events: number;
+}
+
+async function oneStream(client: Client, target: HttpTarget): Promise<StreamSample | null> {
+  const start = process.hrtime.bigint();
+  const since = () => Number(process.hrtime.bigint() - start) / 1e6;
+  let ttfcMs: number | null = null;
+  let events = 0;
+  let sawDone = false;
+  const parser = createParser({
+    onEvent(event) {
+      if (event.data === '[DONE]') {
+        sawDone = true;
+        return;
+      }
+      ttfcMs ??= since();
+      events++;
+    },
+  });
+  try {
+    const response = await client.request({
+      path: target.path,
+      method: target.method,
+      headers: target.headers,
+      body: target.body,
+    });
+    if (response.statusCode !== 200) {
+      await response.body.dump();
+      return null;
+    }
+    const decoder = new TextDecoder();
+    for await (const bytes of response.body) parser.feed(decoder.decode(bytes as Buffer, { stream: true }));
+  } catch {
+    return null;
+  }
+  if (ttfcMs === null || !sawDone) return null;
+  return { ttfcMs, totalMs: since(), events };
+}
+
+function summarize(samples: StreamSample[], failures: number): StreamSummary {
+  const ttfc = samples.map((s) => s.ttfcMs).sort((a, b) => a - b);
+  const events = samples.reduce((acc, s) => acc + s.events, 0);
+  const seconds = samples.reduce((acc, s) => acc + s.totalMs, 0) / 1000;
+  return {
+    streams: samples.length,
+    ttfcP50Ms: percentile(ttfc, 50),
+    ttfcP99Ms: percentile(ttfc, 99),
+    chunksPerSec: seconds > 0 ? events / seconds : Number.NaN,
+    chunksPerStream: samples.length ? events / samples.length : Number.NaN,
+    failures,
+  };
+}
+
+export async function measureStreams(job: StreamJob): Promise<Record<string, StreamSummary>> {
+  const clients = new Map(
+    job.targets.map((t) => [t.name, new Client(t.origin, { pipelining: 1, keepAliveTimeout: 60_000 })]),
+  );
+  const samples = new Map(job.targets.map((t) => [t.name, [] as StreamSample[]]));
+  const failures = new Map(job.targets.map((t) => [t.name, 0]));
+  try {
+    for (const target of job.targets) {
+      for (let i = 0; i < job.warmup; i++) await oneStream(clients.get(target.name)!, target);
+    }
+    for (let round = 0; round < job.rounds; round++) {
+      for (const target of job.targets) {
+        for (let i = 0; i < job.perRound; i++) {
+          const sample = await oneStream(clients.get(target.name)!, target);
+          if (sample) samples.get(target.name)!.push(sample);
+          else failures.set(target.name, failures.get(target.name)! + 1);
+        }
+      }
+    }
+  } finally {
+    await Promise.all([...clients.values()].map((c) => c.close()));
+  }
+  return Object.fromEntries(
+    job.targets.map((t) => [t.name, summarize(samples.get(t.name)!, failures.get(t.name)!)]),
+  );
+}

@@ -1,0 +1,113 @@
+// The shapes the bench passes between its parts: load results, figures with targets, the report.
+
+export type Engine = 'sqlite' | 'postgres';
+
+/** One load run against one system, as measured by the load process. */
+export interface LoadStats {
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Requests that completed with a 2xx status. */
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  durationSec: number;
+  statusCodes: Record<string, number>;
+  /** Wall-clock ms (Date.now) when the first request was sent; used for cross-process timing. */
+  startedAtMs: number;
+}
+
+/** Latency of sequential requests on one keep-alive connection, in ms with µs resolution. */
+export interface LatencySummary {
+  count: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+  failures: number;
+}
+
+/** Streaming as one client sees it. */
+export interface StreamSummary {
+  streams: number;
+  /** Time from sending the request to the first SSE data event. */
+  ttfcP50Ms: number;
+  ttfcP99Ms: number;
+  /** SSE data events per second of streaming time (sum over streams of request start to last byte). */
+  chunksPerSec: number;
+  chunksPerStream: number;
+  failures: number;
+}
+
+export type Verdict = 'PASS' | 'MISS' | 'SKIP' | 'INFO';
+
+export interface Target {
+  op: '>=' | '<=';
+  value: number;
+}
+
+/** One line of the targets table: a ratio or an absolute figure, judged against its target. */
+export interface Figure {
+  id: string;
+  label: string;
+  engine: Engine | null;
+  value: number | null;
+  unit: string;
+  /** What the value was computed from, for a reader: "gengate 2,310 req/s vs bare 4,020 req/s". */
+  detail: string;
+  target: Target | null;
+  verdict: Verdict;
+  /** Why a figure was skipped or missed, or what else a reader should know. */
+  note?: string;
+}
+
+/** One line of the measurements table: what one system did in one scenario. */
+export interface Measurement {
+  scenario: string;
+  system: string;
+  engine: Engine | null;
+  load?: LoadStats;
+  latency?: LatencySummary;
+  stream?: StreamSummary;
+  /** Scenario-specific numbers (tasks/s, peak RSS MB, …). */
+  extra?: Record<string, number | string>;
+}
+
+export interface BenchSettings {
+  quick: boolean;
+  pg: boolean;
+  connections: number;
+  durationSec: number;
+  warmupSec: number;
+  latencyRounds: number;
+  latencyPerRound: number;
+  streamRounds: number;
+  streamsPerRound: number;
+  streamChunks: number;
+  tasks: number;
+  taskTimeoutSec: number;
+  /** Completed tasks the GET /tasks/{id} scenario reads in turn. */
+  readTasks: number;
+  chatModel: string;
+  taskModel: string;
+}
+
+export interface RunMeta {
+  startedAt: string;
+  finishedAt: string;
+  commit: string;
+  node: string;
+  cpus: number;
+  cpuModel: string;
+  platform: string;
+  totalMemMb: number;
+  loadAverageAtStart: number[];
+  portkeyVersion: string | null;
+}
+
+export interface BenchReport {
+  meta: RunMeta;
+  settings: BenchSettings;
+  figures: Figure[];
+  measurements: Measurement[];
+}

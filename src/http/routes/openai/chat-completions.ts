@@ -1,0 +1,44 @@
+// POST /v1/chat/completions: OpenAI's chat-completions API over the gateway's models and billing.
+// The route is a pipeline: guard (503/401/403/429) → ChatService.open (validate, model checks,
+// hold) → the upstream call → the answer (JSON, or SSE relayed chunk by chunk).
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../../context.js';
+import { bodyObject } from '../../body.js';
+import { sseSink } from '../../sse.js';
+
+/** Vision requests carry images as data: URLs; 20 MiB fits several (OpenAI's per-image limit is 20 MB). */
+export const CHAT_BODY_LIMIT_BYTES = 20 * 1024 * 1024;
+
+export function registerChatCompletionsRoute(app: FastifyInstance, ctx: AppContext): void {
+  app.post(
+    '/v1/chat/completions',
+    {
+      config: { access: 'key' },
+      bodyLimit: Math.max(ctx.config.bodyLimitBytes, CHAT_BODY_LIMIT_BYTES),
+      schema: {
+        tags: ['openai'],
+        summary: 'Chat completion (OpenAI-compatible), streaming with stream: true',
+        description:
+          'Billed per token: a hold before the upstream call, the exact cost of the reported usage captured after it. ' +
+          'Fields the gateway does not read pass through to OpenAI-type upstreams.',
+      },
+    },
+    async (request, reply) => {
+      const call = await ctx.chat.open(request.apiKey, bodyObject(request.body));
+      // The client leaving before the answer is complete aborts the upstream request.
+      const client = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) client.abort();
+      });
+      if (!call.stream) return call.complete(client.signal);
+      try {
+        await call.streamTo(sseSink(reply), client.signal);
+      } catch (error) {
+        // Before the stream started: the reply is still ours and the error handler answers it.
+        if (!reply.sent) throw error;
+        request.log.error({ err: error }, 'chat stream settlement failed');
+      }
+      return reply;
+    },
+  );
+}

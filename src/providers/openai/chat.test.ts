@@ -1,0 +1,403 @@
+// The OpenAI-type adapter against a fake upstream on loopback, through the whole gateway: what goes
+// upstream (only `model` rewritten, the gateway's credentials, usage forced on streams), what comes
+// back (pass-through, first chunk before the upstream has finished), and the billing of each outcome.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { checkLedger } from '../../storage/ledger-check.js';
+import { createTestApp, type TestApp, type TestKey } from '../../testing/app.js';
+import { balanceOf, expectedChatCost, promptEstimateOf, settledUsage } from '../../testing/chat.js';
+import {
+  chunk,
+  done,
+  event,
+  type FakeOpenAi,
+  json,
+  sseHead,
+  startFakeOpenAi,
+  usageChunk,
+} from '../../testing/fake-openai.js';
+
+const UPSTREAM_MODEL = 'gpt-4o-2024-08-06';
+const UPSTREAM_KEY = 'sk-upstream-secret-for-tests';
+
+let fake: FakeOpenAi;
+let closedPort: number;
+let app: TestApp;
+let baseURL: string;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAi();
+  const dead = await startFakeOpenAi();
+  closedPort = Number(new URL(dead.origin).port);
+  await dead.close();
+  const dir = mkdtempSync(join(tmpdir(), 'gengate-providers-'));
+  const providersFile = join(dir, 'providers.json');
+  writeFileSync(
+    providersFile,
+    JSON.stringify({
+      providers: {
+        openai: { type: 'openai', base_url: fake.baseUrl, api_key: UPSTREAM_KEY },
+        claude: { type: 'anthropic', base_url: fake.origin, api_key: 'sk-ant-test' },
+        gone: { type: 'openai', base_url: `http://127.0.0.1:${closedPort}/v1`, api_key: 'x' },
+        media: { type: 'fal', base_url: 'http://127.0.0.1:9/', api_key: 'x' },
+      },
+      routes: {
+        'gpt-4o': { provider: 'openai', model: UPSTREAM_MODEL },
+        'gpt-4.1': { provider: 'openai', model: 'gpt-4.1-2025-04-14' },
+        'claude-sonnet-4': { provider: 'claude', model: 'claude-sonnet-4-20250514' },
+        'gpt-5': { provider: 'gone', model: 'gpt-5' },
+        'gpt-5-mini': { provider: 'media', model: 'x' },
+      },
+    }),
+  );
+  app = await createTestApp({ config: { providersFile } });
+  await app.http.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.http.server.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
+  baseURL = `http://127.0.0.1:${address.port}/v1`;
+});
+
+afterAll(async () => {
+  expect(await checkLedger(app.ctx.storage.db)).toEqual([]);
+  await app.dispose();
+  await fake.close();
+});
+
+beforeEach(() => {
+  fake.requests.length = 0;
+});
+
+const client = (key: TestKey) => new OpenAI({ apiKey: key.secret, baseURL, maxRetries: 0 });
+
+function completionBody(model: string, content: string, usage: { prompt: number; completion: number }) {
+  return {
+    id: 'chatcmpl-upstream-1',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model,
+    system_fingerprint: 'fp_upstream',
+    service_tier: 'default',
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, refusal: null },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
+    usage: {
+      prompt_tokens: usage.prompt,
+      completion_tokens: usage.completion,
+      total_tokens: usage.prompt + usage.completion,
+    },
+  };
+}
+
+describe('OpenAI-type upstream adapter', () => {
+  it('passes the body through with only the model rewritten, and bills the upstream usage exactly', async () => {
+    fake.handle = (_request, res) =>
+      json(res, 200, completionBody(UPSTREAM_MODEL, 'Bonjour', { prompt: 13, completion: 56 }));
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = await balanceOf(app, key.keyId);
+    const sent = {
+      model: 'gpt-4o',
+      messages: [{ role: 'user' as const, content: 'Say hello in French' }],
+      max_tokens: 300,
+      temperature: 0.2,
+      seed: 7,
+      logit_bias: { '50256': -100 },
+      vendor_extension: { nested: [1, 2, 3] },
+    };
+    const completion = await client(key).chat.completions.create(sent as never);
+
+    expect(fake.requests).toHaveLength(1);
+    const upstream = fake.requests[0];
+    expect(upstream.method).toBe('POST');
+    expect(upstream.path).toBe('/v1/chat/completions');
+    expect(upstream.headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
+    expect(upstream.body).toEqual({ ...sent, model: UPSTREAM_MODEL });
+
+    expect(completion.model).toBe('gpt-4o');
+    expect(completion.id).toBe('chatcmpl-upstream-1');
+    expect(completion.choices[0].message.content).toBe('Bonjour');
+    expect(completion).toMatchObject({ system_fingerprint: 'fp_upstream', service_tier: 'default' });
+    const cost = await expectedChatCost(app, 'gpt-4o', 13, 56);
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: before.balance - cost, held: 0 });
+    expect((await settledUsage(app, key.accountId, key.keyId))[0]).toMatchObject({
+      input_tokens: 13,
+      output_tokens: 56,
+      cost,
+    });
+  });
+
+  it('never captures more than the hold, even when the upstream reports more usage than the request allowed', async () => {
+    // 100 completion tokens against max_tokens 5: an upstream that ignored the cap.
+    fake.handle = (_request, res) =>
+      json(res, 200, completionBody(UPSTREAM_MODEL, 'long', { prompt: 3, completion: 100 }));
+    const key = await app.newKey({ balanceRub: 100 });
+    await client(key).chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 5,
+    });
+    const [hold] = (await app.ctx.storage.ledger.entriesForKey(key.keyId)).filter(
+      (entry) => entry.kind === 'hold',
+    );
+    const [row] = await settledUsage(app, key.accountId, key.keyId);
+    expect(hold.amount).toBeLessThan(await expectedChatCost(app, 'gpt-4o', 3, 100));
+    expect(row).toMatchObject({
+      status: 'completed',
+      input_tokens: 3,
+      output_tokens: 100,
+      cost: hold.amount,
+    });
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 100_000_000 - hold.amount, held: 0 });
+  });
+
+  it('relays the first streamed chunk before the upstream has finished, forcing usage upstream but hiding it', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let upstreamFinished = false;
+    fake.handle = async (_request, res) => {
+      sseHead(res);
+      event(res, chunk(UPSTREAM_MODEL, { role: 'assistant', content: '' }));
+      event(res, chunk(UPSTREAM_MODEL, { content: 'First' }));
+      await released; // the rest waits until the client has seen the first chunk
+      for (const word of [' second', ' third']) event(res, chunk(UPSTREAM_MODEL, { content: word }));
+      event(res, chunk(UPSTREAM_MODEL, {}, 'stop'));
+      event(res, usageChunk(UPSTREAM_MODEL, 77, 3));
+      upstreamFinished = true;
+      done(res);
+    };
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = await balanceOf(app, key.keyId);
+    const stream = await client(key).chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'three words' }],
+      stream: true,
+    });
+    const texts: string[] = [];
+    const chunks = [];
+    for await (const received of stream) {
+      chunks.push(received);
+      const text = received.choices[0]?.delta.content;
+      if (text) {
+        if (texts.length === 0) {
+          expect(upstreamFinished).toBe(false);
+          release();
+        }
+        texts.push(text);
+      }
+    }
+    expect(texts.join('')).toBe('First second third');
+    expect(upstreamFinished).toBe(true);
+    expect(chunks.every((c) => c.model === 'gpt-4o')).toBe(true);
+    expect(chunks.some((c) => c.usage !== undefined || c.choices.length === 0)).toBe(false);
+    expect(fake.requests[0].body).toMatchObject({
+      model: UPSTREAM_MODEL,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+
+    const cost = await expectedChatCost(app, 'gpt-4o', 77, 3);
+    expect((await settledUsage(app, key.accountId, key.keyId))[0]).toMatchObject({
+      status: 'completed',
+      input_tokens: 77,
+      output_tokens: 3,
+      cost,
+    });
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: before.balance - cost, held: 0 });
+  });
+
+  it('maps an upstream 500 to 502 and releases the whole hold, streaming or not', async () => {
+    fake.handle = (_request, res) =>
+      json(res, 500, {
+        error: { message: 'The server had an error while processing your request.', type: 'server_error' },
+      });
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = await balanceOf(app, key.keyId);
+    for (const stream of [false, true]) {
+      const error = await client(key)
+        .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], stream })
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: 502, code: 'upstream_error' });
+      expect((error as Error).message).toContain(
+        'HTTP 500: The server had an error while processing your request.',
+      );
+    }
+    expect(fake.requests).toHaveLength(2);
+    expect(await balanceOf(app, key.keyId)).toEqual(before);
+    const rows = await settledUsage(app, key.accountId, key.keyId);
+    expect(rows.map((row) => [row.status, row.cost])).toEqual([
+      ['failed', 0],
+      ['failed', 0],
+    ]);
+  });
+
+  it('passes an upstream 400 on as a 400 with its message, and hides an upstream 401 behind a 502', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    fake.handle = (_request, res) =>
+      json(res, 400, {
+        error: {
+          message: 'Unrecognized request argument supplied: frobnicate',
+          type: 'invalid_request_error',
+          param: 'frobnicate',
+        },
+      });
+    const rejected = await client(key)
+      .chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'hi' }],
+        frobnicate: true,
+      } as never)
+      .catch((e: unknown) => e);
+    expect(rejected).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(rejected).toMatchObject({ status: 400, code: 'upstream_rejected_request', param: 'frobnicate' });
+    expect((rejected as Error).message).toContain('Unrecognized request argument supplied: frobnicate');
+
+    fake.handle = (_request, res) =>
+      json(res, 401, { error: { message: `Incorrect API key provided: ${UPSTREAM_KEY.slice(0, 8)}***` } });
+    const refused = await client(key)
+      .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 502, code: 'upstream_error' });
+    expect((refused as Error).message).not.toContain(UPSTREAM_KEY.slice(0, 8));
+    expect((await balanceOf(app, key.keyId)).held).toBe(0);
+    expect((await balanceOf(app, key.keyId)).balance).toBe(100_000_000);
+  });
+
+  it('aborts the upstream request when the client leaves mid-stream, and bills the delivered chunks exactly', async () => {
+    fake.handle = async (request, res) => {
+      sseHead(res);
+      event(res, chunk(UPSTREAM_MODEL, { role: 'assistant', content: '' }));
+      for (const word of ['One', ' two', ' three']) event(res, chunk(UPSTREAM_MODEL, { content: word }));
+      await request.aborted; // never finishes by itself: only the gateway's abort ends it
+    };
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = await balanceOf(app, key.keyId);
+    const body = { model: 'gpt-4o', messages: [{ role: 'user' as const, content: 'count forever' }] };
+    const stream = await client(key).chat.completions.create({ ...body, stream: true });
+    let words = 0;
+    for await (const received of stream) {
+      if (received.choices[0]?.delta.content) words++;
+      if (words === 3) break;
+    }
+    const [row] = await settledUsage(app, key.accountId, key.keyId);
+    const aborted = await Promise.race([
+      fake.requests[0].aborted.then(() => true),
+      new Promise((r) => setTimeout(() => r(false), 3000)),
+    ]);
+    expect(aborted).toBe(true);
+    const estimate = promptEstimateOf(body);
+    const cost = await expectedChatCost(app, 'gpt-4o', estimate, 3);
+    expect(row).toMatchObject({ status: 'cancelled', input_tokens: estimate, output_tokens: 3, cost });
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: before.balance - cost, held: 0 });
+  });
+
+  it('lowers max_completion_tokens upstream to what the balance covers when the client set none', async () => {
+    fake.handle = (_request, res) =>
+      json(res, 200, completionBody(UPSTREAM_MODEL, 'ok', { prompt: 10, completion: 2 }));
+    const key = await app.newKey({ balanceRub: 0.1 });
+    await client(key).chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const lowered = fake.requests[0].body.max_completion_tokens as number;
+    expect(lowered).toBeGreaterThan(0);
+    expect(lowered).toBeLessThan(16_384);
+    expect(fake.requests[0].body.max_tokens).toBeUndefined();
+
+    // A client max_tokens the balance covers goes upstream untouched.
+    const rich = await app.newKey({ balanceRub: 100 });
+    await client(rich).chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 64,
+    });
+    expect(fake.requests[1].body).toMatchObject({ max_tokens: 64 });
+    expect(fake.requests[1].body.max_completion_tokens).toBeUndefined();
+  });
+
+  it('keeps upstream connections alive between requests', async () => {
+    fake.handle = (_request, res) =>
+      json(res, 200, completionBody(UPSTREAM_MODEL, 'ok', { prompt: 1, completion: 1 }));
+    const key = await app.newKey({ balanceRub: 100 });
+    await client(key).chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'warm up' }],
+    });
+    const connections = fake.connections;
+    for (let i = 0; i < 5; i++)
+      await client(key).chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: `again ${i}` }],
+      });
+    expect(fake.connections).toBe(connections);
+  });
+
+  it('routes type anthropic to the OpenAI compatibility endpoint under {base_url}/v1', async () => {
+    fake.handle = (_request, res) =>
+      json(
+        res,
+        200,
+        completionBody('claude-sonnet-4-20250514', 'Hi from Claude', { prompt: 5, completion: 4 }),
+      );
+    const key = await app.newKey({ balanceRub: 100 });
+    const completion = await client(key).chat.completions.create({
+      model: 'claude-sonnet-4',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(fake.requests[0].path).toBe('/v1/chat/completions');
+    expect(fake.requests[0].body.model).toBe('claude-sonnet-4-20250514');
+    expect(completion.model).toBe('claude-sonnet-4');
+  });
+
+  it('answers 502 when the upstream cannot be reached or the route has no chat adapter, holding nothing', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const unreachable = await client(key)
+      .chat.completions.create({ model: 'gpt-5', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    expect(unreachable).toMatchObject({
+      status: 502,
+      code: 'upstream_error',
+      message: expect.stringContaining('could not be reached'),
+    });
+    const wrongType = await client(key)
+      .chat.completions.create({ model: 'gpt-5-mini', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    expect(wrongType).toMatchObject({ status: 502, message: expect.stringContaining('does not serve chat') });
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 100_000_000, held: 0 });
+  });
+
+  it('turns an error event inside a 200 stream into an SSE error for the client, billing what was delivered', async () => {
+    fake.handle = async (_request, res) => {
+      sseHead(res);
+      event(res, chunk('gpt-4.1-2025-04-14', { role: 'assistant', content: '' }));
+      event(res, chunk('gpt-4.1-2025-04-14', { content: 'Partial' }));
+      event(res, { error: { message: 'upstream overloaded', type: 'server_error' } });
+      res.end();
+    };
+    const key = await app.newKey({ balanceRub: 100 });
+    const body = { model: 'gpt-4.1', messages: [{ role: 'user' as const, content: 'hi' }] };
+    const stream = await client(key).chat.completions.create({ ...body, stream: true });
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const received of stream)
+        if (received.choices[0]?.delta.content) seen.push(received.choices[0].delta.content);
+    })().catch((e: unknown) => e);
+    expect(seen).toEqual(['Partial']);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as Error).message).toContain('upstream overloaded');
+    const cost = await expectedChatCost(app, 'gpt-4.1', promptEstimateOf(body), 1);
+    expect((await settledUsage(app, key.accountId, key.keyId))[0]).toMatchObject({
+      status: 'failed',
+      output_tokens: 1,
+      cost,
+    });
+  });
+});

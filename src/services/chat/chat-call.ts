@@ -1,0 +1,204 @@
+// One held chat request: calls the upstream once, relays the answer, and settles the hold exactly
+// once, in one transaction with the usage row: capture the exact cost, release the rest.
+//   completed  → cost from the upstream usage (else the rules of domain/chat/usage.ts);
+//   failed     → upstream error: nothing billed if nothing was delivered, else what was delivered;
+//   cancelled  → client gone: the upstream request is aborted, and what was delivered is billed.
+import { chatCost, type TokenPrices } from '../../domain/billing/chat-cost.js';
+import type { ChatRequest } from '../../domain/chat/request.js';
+import type { ChatCompletion, ChatCompletionChunk } from '../../domain/chat/types.js';
+import {
+  estimateCompletionTokens,
+  outputTokensInChunk,
+  presentChunk,
+  readUsage,
+  type TokenUsage,
+} from '../../domain/chat/usage.js';
+import { AppError, errorBody } from '../../domain/errors.js';
+import type { ChatProvider } from '../../providers/chat-provider.js';
+import type { UsageStatus } from '../../storage/repositories/usage.js';
+import type { Storage } from '../../storage/storage.js';
+import type { AuthenticatedKey } from '../auth.js';
+import type { Clock } from '../clock.js';
+
+/** Where a stream goes: the HTTP layer implements it over the raw response. */
+export interface ChatStreamSink {
+  /** Called once, when the first chunk is ready: commit the 200 text/event-stream response. */
+  start(): void;
+  /** Writes one `data:` payload and flushes it; resolves false once the client is gone. */
+  send(data: string): Promise<boolean>;
+  end(): void;
+}
+
+export interface ChatCallInit {
+  /** The usage row id, also the ledger's reference for the hold. */
+  id: string;
+  key: AuthenticatedKey;
+  publicModel: string;
+  request: ChatRequest;
+  provider: ChatProvider;
+  upstreamBody: Record<string, unknown>;
+  hold: number;
+  prices: TokenPrices;
+  promptEstimate: number;
+  startedAt: number;
+}
+
+export interface Settlement {
+  status: Exclude<UsageStatus, 'pending'>;
+  usage: TokenUsage | null;
+  /** Micro-rubles captured. */
+  cost: number;
+}
+
+export class ChatCall {
+  private settled: Promise<Settlement> | null = null;
+
+  constructor(
+    private readonly deps: { storage: Storage; clock: Clock },
+    readonly init: ChatCallInit,
+  ) {}
+
+  get id(): string {
+    return this.init.id;
+  }
+
+  get stream(): boolean {
+    return this.init.request.stream;
+  }
+
+  /** Resolves with the settlement once the hold is resolved (for tests and logs). */
+  get settlement(): Promise<Settlement> | null {
+    return this.settled;
+  }
+
+  /** A non-streaming completion. The hold is settled before the answer is returned. */
+  async complete(signal: AbortSignal): Promise<ChatCompletion> {
+    let completion: ChatCompletion;
+    try {
+      completion = await this.init.provider.complete({ body: this.init.upstreamBody, signal });
+    } catch (error) {
+      await this.settle(signal.aborted ? 'cancelled' : 'failed', null);
+      throw error;
+    }
+    if (signal.aborted) {
+      // The client left before the answer could be handed over: nothing was delivered.
+      await this.settle('cancelled', null);
+      throw new AppError('upstream_error', 'The client disconnected before the answer was ready');
+    }
+    const usage = readUsage(completion.usage) ?? {
+      promptTokens: this.init.promptEstimate,
+      completionTokens: estimateCompletionTokens(completion),
+    };
+    await this.settle('completed', usage);
+    completion.model = this.init.publicModel;
+    return completion;
+  }
+
+  /**
+   * A streaming completion relayed chunk by chunk into `sink`. Throws (with the hold released) when
+   * the upstream fails before its first chunk, so the client gets a plain HTTP error; once the sink
+   * has started, failures become an SSE error event and this resolves normally.
+   */
+  async streamTo(sink: ChatStreamSink, clientSignal: AbortSignal): Promise<void> {
+    // Aborted by the client, or by us when we stop early, so the upstream request always ends.
+    const upstream = new AbortController();
+    const onClientAbort = () => upstream.abort(clientSignal.reason);
+    clientSignal.addEventListener('abort', onClientAbort, { once: true });
+    try {
+      await this.relay(sink, upstream, clientSignal);
+    } finally {
+      clientSignal.removeEventListener('abort', onClientAbort);
+    }
+  }
+
+  private async relay(
+    sink: ChatStreamSink,
+    upstream: AbortController,
+    clientSignal: AbortSignal,
+  ): Promise<void> {
+    let iterator: AsyncIterator<ChatCompletionChunk>;
+    let next: IteratorResult<ChatCompletionChunk>;
+    try {
+      const chunks = await this.init.provider.stream({
+        body: this.init.upstreamBody,
+        signal: upstream.signal,
+      });
+      iterator = chunks[Symbol.asyncIterator]();
+      next = await iterator.next();
+    } catch (error) {
+      upstream.abort();
+      await this.settle(clientSignal.aborted ? 'cancelled' : 'failed', null);
+      throw error;
+    }
+
+    sink.start();
+    const includeUsage = this.init.request.includeUsage;
+    let delivered = 0;
+    let usage: TokenUsage | null = null;
+    let status: Settlement['status'] = 'completed';
+    try {
+      for (; !next.done; next = await iterator.next()) {
+        const chunk = next.value;
+        usage = readUsage(chunk.usage) ?? usage;
+        const tokens = outputTokensInChunk(chunk);
+        const shown = presentChunk(chunk, this.init.publicModel, includeUsage);
+        if (shown && !(await sink.send(JSON.stringify(shown)))) {
+          status = 'cancelled';
+          break;
+        }
+        delivered += tokens;
+      }
+      if (status === 'completed' && !(await sink.send('[DONE]'))) status = 'cancelled';
+    } catch (error) {
+      if (clientSignal.aborted) status = 'cancelled';
+      else {
+        status = 'failed';
+        const failure =
+          error instanceof AppError ? error : new AppError('upstream_error', 'The upstream stream failed');
+        await sink.send(JSON.stringify(errorBody(failure)));
+      }
+    } finally {
+      if (status !== 'completed') {
+        upstream.abort();
+        await iterator.return?.().catch(() => undefined);
+      }
+    }
+    try {
+      // The usage chunk comes after all output, so once it was read every output chunk had been sent.
+      await this.settle(
+        status,
+        usage ??
+          (delivered > 0 ? { promptTokens: this.init.promptEstimate, completionTokens: delivered } : null),
+      );
+    } finally {
+      sink.end();
+    }
+  }
+
+  /** Captures the cost of `usage` (nothing when null) and releases the rest of the hold, once. */
+  private settle(status: Settlement['status'], usage: TokenUsage | null): Promise<Settlement> {
+    this.settled ??= this.deps.storage.transaction(async (tx) => {
+      const now = this.deps.clock.now();
+      const cost = usage
+        ? Math.min(chatCost(usage.promptTokens, usage.completionTokens, this.init.prices), this.init.hold)
+        : 0;
+      const finished = await tx.usage.finish(this.init.id, {
+        status,
+        inputTokens: usage?.promptTokens ?? 0,
+        outputTokens: usage?.completionTokens ?? 0,
+        cost,
+        latencyMs: Math.max(0, now - this.init.startedAt),
+      });
+      // Already resolved elsewhere (the janitor, after a stall): nothing more to move.
+      if (!finished) return { status, usage, cost: 0 };
+      await tx.ledger.settle(
+        { keyId: this.init.key.keyId, accountId: this.init.key.accountId, now },
+        this.init.id,
+        this.init.hold,
+        cost,
+      );
+      return { status, usage, cost };
+    });
+    return this.settled;
+  }
+}

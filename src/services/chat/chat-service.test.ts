@@ -1,0 +1,167 @@
+// The chat billing use case on every engine: hold → settle in one transaction with the usage row,
+// exact costs, releases, concurrent holds that never overdraw, and the sweep of abandoned holds.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkLedger } from '../../storage/ledger-check.js';
+import { createTestApp, type TestApp, type TestKey } from '../../testing/app.js';
+import { balanceOf, expectedChatCost, promptEstimateOf } from '../../testing/chat.js';
+import { ENGINES } from '../../testing/db.js';
+import type { AuthenticatedKey } from '../auth.js';
+import { ABANDONED_CHAT_HOLD_MS, releaseAbandonedChatHolds } from './abandoned-holds.js';
+import type { ChatStreamSink } from './chat-call.js';
+
+describe.each(ENGINES)('chat billing on %s', (engine) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await createTestApp({ engine });
+  });
+  afterAll(async () => {
+    expect(await checkLedger(app.ctx.storage.db)).toEqual([]);
+    await app.dispose();
+  });
+
+  const authOf = (key: TestKey): Promise<AuthenticatedKey> =>
+    app.ctx.auth.authenticate(key.auth.authorization);
+  const live = () => new AbortController().signal;
+  const ask = (content: string, extra: Record<string, unknown> = {}) => ({
+    model: 'gpt-4o',
+    messages: [{ role: 'user', content }],
+    ...extra,
+  });
+
+  /** A client that reads `limit` output chunks, then goes away. */
+  function sinkReading(limit = Number.POSITIVE_INFINITY) {
+    const payloads: string[] = [];
+    let outputs = 0;
+    const sink: ChatStreamSink & { payloads: string[]; started: boolean; ended: boolean } = {
+      payloads,
+      started: false,
+      ended: false,
+      start() {
+        sink.started = true;
+      },
+      async send(data) {
+        const content = data === '[DONE]' ? undefined : JSON.parse(data).choices?.[0]?.delta?.content;
+        if (content && outputs >= limit) return false;
+        if (content) outputs++;
+        payloads.push(data);
+        return true;
+      },
+      end() {
+        sink.ended = true;
+      },
+    };
+    return sink;
+  }
+
+  it('holds before the call and settles the exact cost in the same transaction as the usage row', async () => {
+    const key = await app.newKey({ balanceRub: 50, coefficient: 1.2 });
+    const call = await app.ctx.chat.open(
+      await authOf(key),
+      ask('hello [sim:tokens=20]', { max_tokens: 100 }),
+    );
+    const held = await balanceOf(app, key.keyId);
+    expect(held.held).toBe(call.init.hold);
+    expect(held.balance).toBe(50_000_000 - call.init.hold);
+    expect((await app.ctx.storage.usage.byId(key.accountId, call.id))?.status).toBe('pending');
+
+    const completion = await call.complete(live());
+    const cost = await expectedChatCost(app, 'gpt-4o', completion.usage!.prompt_tokens, 20, 1.2);
+    expect(await call.settlement).toMatchObject({ status: 'completed', cost });
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 50_000_000 - cost, held: 0 });
+    const entries = await app.ctx.storage.ledger.entriesForTask(call.id);
+    expect(entries.map((e) => [e.kind, e.amount])).toEqual([
+      ['hold', call.init.hold],
+      ['capture', cost],
+      ['release', call.init.hold - cost],
+    ]);
+    expect(await app.ctx.storage.usage.byId(key.accountId, call.id)).toMatchObject({
+      status: 'completed',
+      cost,
+      output_tokens: 20,
+    });
+  });
+
+  it('bills a stream cut by the client from the prompt estimate and the chunks it accepted', async () => {
+    const key = await app.newKey({ balanceRub: 50 });
+    const body = ask('a long one [sim:tokens=100]', { stream: true });
+    const call = await app.ctx.chat.open(await authOf(key), body);
+    const sink = sinkReading(7);
+    await call.streamTo(sink, live());
+    expect(sink.started && sink.ended).toBe(true);
+    expect(sink.payloads.at(-1)).not.toBe('[DONE]');
+    const cost = await expectedChatCost(app, 'gpt-4o', promptEstimateOf(body), 7);
+    expect(await call.settlement).toMatchObject({
+      status: 'cancelled',
+      cost,
+      usage: { completionTokens: 7 },
+    });
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 50_000_000 - cost, held: 0 });
+  });
+
+  it('bills nothing for a stream the client left before any output', async () => {
+    const key = await app.newKey({ balanceRub: 50 });
+    const call = await app.ctx.chat.open(await authOf(key), ask('x [sim:tokens=30]', { stream: true }));
+    await call.streamTo(sinkReading(0), live());
+    expect(await call.settlement).toMatchObject({ status: 'cancelled', cost: 0 });
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 50_000_000, held: 0 });
+  });
+
+  it('releases the whole hold when the upstream fails, and rethrows its error', async () => {
+    const key = await app.newKey({ balanceRub: 50 });
+    const call = await app.ctx.chat.open(await authOf(key), ask('x [sim:fail=billing]'));
+    await expect(call.complete(live())).rejects.toMatchObject({
+      status: 502,
+      message: 'Provider billing error',
+    });
+    expect(await call.settlement).toMatchObject({ status: 'failed', cost: 0 });
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 50_000_000, held: 0 });
+  });
+
+  it('never overdraws under concurrent requests: the holds fit the balance and the rest answer 402', async () => {
+    const key = await app.newKey({ balanceRub: 0.05 });
+    const auth = await authOf(key);
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) =>
+        app.ctx.chat.open(auth, ask(`request ${i} [sim:tokens=3]`, { max_tokens: 20 })),
+      ),
+    );
+    const opened = attempts.flatMap((a) => (a.status === 'fulfilled' ? [a.value] : []));
+    const refused = attempts.flatMap((a) => (a.status === 'rejected' ? [a.reason] : []));
+    expect(opened.length).toBeGreaterThan(0);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((e) => e.status === 402)).toBe(true);
+    const held = opened.reduce((sum, call) => sum + call.init.hold, 0);
+    expect(held).toBeLessThanOrEqual(50_000);
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 50_000 - held, held });
+
+    await Promise.all(opened.map((call) => call.complete(live())));
+    const charged = (await Promise.all(opened.map((call) => call.settlement))).reduce(
+      (sum, s) => sum + s!.cost,
+      0,
+    );
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 50_000 - charged, held: 0 });
+    expect(await checkLedger(app.ctx.storage.db)).toEqual([]);
+  });
+
+  it('sweeps a hold abandoned by a crashed process, and a late settlement then moves nothing', async () => {
+    const key = await app.newKey({ balanceRub: 50 });
+    const call = await app.ctx.chat.open(await authOf(key), ask('x', { max_tokens: 10 }));
+    const now = app.ctx.clock.now();
+    expect(await releaseAbandonedChatHolds(app.ctx.storage, now)).toBe(0);
+    expect(await releaseAbandonedChatHolds(app.ctx.storage, now + ABANDONED_CHAT_HOLD_MS + 1)).toBe(1);
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 50_000_000, held: 0 });
+    expect(await app.ctx.storage.usage.byId(key.accountId, call.id)).toMatchObject({
+      status: 'failed',
+      cost: 0,
+    });
+
+    await call.complete(live());
+    expect(await call.settlement).toMatchObject({ cost: 0 });
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 50_000_000, held: 0 });
+    expect((await app.ctx.storage.ledger.entriesForTask(call.id)).map((e) => e.kind)).toEqual([
+      'hold',
+      'capture',
+      'release',
+    ]);
+  });
+});

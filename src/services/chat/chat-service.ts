@@ -1,0 +1,131 @@
+// The chat use case, up to the upstream call: checks in the order of DESIGN.md section 4, then the
+// hold and the usage row in one transaction. What happens next (call, stream, settle) is ChatCall's.
+import { randomUUID } from 'node:crypto';
+import { planChatHold, type TokenPrices } from '../../domain/billing/chat-cost.js';
+import { isInternalModelId } from '../../domain/catalog/model.js';
+import { maxCompletionTokensOf } from '../../domain/chat/output-limits.js';
+import { estimatePromptTokens, measurePrompt, promptTokenBound } from '../../domain/chat/prompt-size.js';
+import { type ChatRequest, parseChatRequest, readChatModel } from '../../domain/chat/request.js';
+import { AppError } from '../../domain/errors.js';
+import { modelAllowed } from '../../domain/keys/restrictions.js';
+import type { ChatRegistry } from '../../providers/chat-registry.js';
+import type { Storage } from '../../storage/storage.js';
+import type { AuthenticatedKey } from '../auth.js';
+import type { CatalogService } from '../catalog.js';
+import type { Clock } from '../clock.js';
+import { ChatCall } from './chat-call.js';
+
+export interface ChatServiceDeps {
+  storage: Storage;
+  catalog: CatalogService;
+  clock: Clock;
+  registry: ChatRegistry;
+}
+
+export class ChatService {
+  constructor(private readonly deps: ChatServiceDeps) {}
+
+  /** Validates, checks access and balance, and holds; the returned call runs the request once. */
+  async open(key: AuthenticatedKey, body: Record<string, unknown>): Promise<ChatCall> {
+    const startedAt = this.deps.clock.now();
+    const modelId = readChatModel(body);
+    const model = isInternalModelId(modelId) ? undefined : await this.deps.catalog.get(modelId);
+    if (!model?.active)
+      throw new AppError('model_not_found', `Model ${modelId} not found or inactive`, 'model');
+    if (model.kind !== 'text') {
+      throw new AppError(
+        'model_not_found',
+        `${modelId} is not a chat model; ${model.kind} models are served by POST /generate`,
+        'model',
+      );
+    }
+    if (!modelAllowed(modelId, key.allowedModels))
+      throw new AppError('model_not_allowed', `This key may not use ${modelId}`, 'model');
+    if (model.priceMicro === null || model.priceOutputMicro === null) {
+      throw new AppError('model_has_no_price', `No price is set for ${modelId}`, 'model');
+    }
+    const request = parseChatRequest(body);
+    if (request.imageParts > 0 && !model.vision) {
+      throw new AppError('vision_not_supported', `${modelId} does not accept image input`, 'messages');
+    }
+    const route = this.deps.registry.resolve(model);
+
+    const size = measurePrompt(request);
+    const bound = promptTokenBound(size);
+    const prices: TokenPrices = {
+      inputPerMillion: model.priceMicro,
+      outputPerMillion: model.priceOutputMicro,
+      coefficientPpm: key.coefficientPpm,
+    };
+    const id = `chat_${randomUUID()}`;
+    const plan = await this.deps.storage.transaction(async (tx) => {
+      const balance = await tx.usage.lockBalance(key.accountId, key.keyId);
+      if (balance === undefined) throw new AppError('invalid_api_key');
+      const planned = planChatHold({
+        promptTokenBound: bound,
+        requestedMaxTokens: request.maxTokens,
+        modelMaxCompletionTokens: maxCompletionTokensOf(model.id),
+        balance,
+        prices,
+      });
+      const ref = { keyId: key.keyId, accountId: key.accountId, now: startedAt };
+      if (!(await tx.ledger.hold(ref, id, planned.amount))) throw new AppError('insufficient_balance');
+      await tx.usage.createPending({
+        id,
+        accountId: key.accountId,
+        keyId: key.keyId,
+        modelId: model.id,
+        now: startedAt,
+      });
+      return planned;
+    });
+
+    return new ChatCall(
+      { storage: this.deps.storage, clock: this.deps.clock },
+      {
+        id,
+        key,
+        publicModel: model.id,
+        request,
+        provider: route.provider,
+        upstreamBody: upstreamBody(
+          request,
+          route.upstreamModel,
+          plan.lowered ? plan.maxCompletionTokens : null,
+        ),
+        hold: plan.amount,
+        prices,
+        promptEstimate: estimatePromptTokens(size),
+        startedAt,
+      },
+    );
+  }
+
+  /** Closes the upstream connection pools. */
+  async close(): Promise<void> {
+    await this.deps.registry.close();
+  }
+}
+
+/**
+ * The client's body with the upstream model id; the max tokens lowered to what the balance covers
+ * (rewriting whichever field the client used, else setting max_completion_tokens); and usage
+ * requested on streams, whatever the client asked.
+ */
+function upstreamBody(
+  request: ChatRequest,
+  upstreamModel: string,
+  loweredMax: number | null,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...request.body, model: upstreamModel };
+  if (loweredMax !== null) {
+    const usedField = body.max_completion_tokens != null || body.max_tokens != null;
+    if (body.max_completion_tokens != null || !usedField) body.max_completion_tokens = loweredMax;
+    if (body.max_tokens != null) body.max_tokens = loweredMax;
+  }
+  if (request.stream) {
+    const options = body.stream_options && typeof body.stream_options === 'object' ? body.stream_options : {};
+    body.stream_options = { ...options, include_usage: true };
+  }
+  return body;
+}

@@ -1,0 +1,60 @@
+// Builds the task services of the composition root: providers, object storage, idempotency, the
+// create/read use cases and the in-process task signals.
+import { join } from 'node:path';
+import type { Config } from '../../config.js';
+import { ParamsValidator } from '../../domain/tasks/params.js';
+import { LocalObjectStore } from '../../objects/local-store.js';
+import type { ObjectStore } from '../../objects/object-store.js';
+import { createS3ObjectStore } from '../../objects/s3-store.js';
+import { loadProvidersConfig } from '../../providers/config.js';
+import { SimulatorProvider } from '../../providers/simulator/simulator.js';
+import { TaskProviderRegistry } from '../../providers/task-registry.js';
+import type { Storage } from '../../storage/storage.js';
+import type { CatalogService } from '../catalog.js';
+import type { Clock } from '../clock.js';
+import { IdempotencyService } from '../idempotency.js';
+import { TaskEvents } from './events.js';
+import { TasksService } from './tasks-service.js';
+
+export interface TaskServices {
+  tasks: TasksService;
+  taskEvents: TaskEvents;
+  taskProviders: TaskProviderRegistry;
+  idempotency: IdempotencyService;
+  objects: ObjectStore;
+}
+
+export async function buildObjectStore(config: Config): Promise<ObjectStore> {
+  return config.s3Bucket
+    ? createS3ObjectStore(config)
+    : new LocalObjectStore(join(config.dataDir, 'objects'));
+}
+
+export async function buildTaskServices(
+  config: Config,
+  storage: Storage,
+  clock: Clock,
+  catalog: CatalogService,
+): Promise<TaskServices> {
+  const taskEvents = new TaskEvents();
+  const taskProviders = new TaskProviderRegistry(
+    loadProvidersConfig(config.providersFile),
+    new SimulatorProvider(clock, config.simLatencyMs),
+  );
+  const tasks = new TasksService({
+    storage,
+    clock,
+    catalog,
+    validator: new ParamsValidator(),
+    providers: taskProviders,
+    events: taskEvents,
+    webhookAllowPrivate: config.webhookAllowPrivate,
+  });
+  return {
+    tasks,
+    taskEvents,
+    taskProviders,
+    idempotency: new IdempotencyService(storage, clock, config.idempotencyTtlMs),
+    objects: await buildObjectStore(config),
+  };
+}

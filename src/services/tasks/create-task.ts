@@ -1,0 +1,142 @@
+// The create-task use case shared by POST /generate, POST /v1/videos and POST /v1/images/generations:
+// the checks of DESIGN.md §4 from model_name on, then ONE transaction with the task (pending), its
+// hold (a guarded write: 402 when the balance does not cover it) and whatever the caller adds, such
+// as the idempotent answer. Nothing is written when any check fails.
+import { randomUUID } from 'node:crypto';
+import { microToRub } from '../../domain/billing/money.js';
+import type { CatalogModel } from '../../domain/catalog/model.js';
+import { isInternalModelId } from '../../domain/catalog/model.js';
+import { AppError } from '../../domain/errors.js';
+import { modelAllowed } from '../../domain/keys/restrictions.js';
+import type { ParamsValidator } from '../../domain/tasks/params.js';
+import { quoteTask } from '../../domain/tasks/pricing.js';
+import type { TaskProviderRegistry } from '../../providers/task-registry.js';
+import type { NewTask, TaskRow } from '../../storage/repositories/tasks.js';
+import type { Storage } from '../../storage/storage.js';
+import type { AuthenticatedKey } from '../auth.js';
+import type { CatalogService } from '../catalog.js';
+import type { Clock } from '../clock.js';
+import { assertWebhookTargetAllowed } from '../webhooks/target-policy.js';
+import type { TaskEvents } from './events.js';
+
+export interface CreateTaskInput {
+  key: AuthenticatedKey;
+  /** The `params` object of the request (model_name included). */
+  params: unknown;
+  /**
+   * Runs first inside the creating transaction, with the task about to be written: the place to
+   * store the idempotent answer so that it commits (or rolls back) together with the task and hold.
+   */
+  inTransaction?: (tx: Storage, task: TaskRow) => Promise<void>;
+}
+
+/** What the runner needs besides params, kept in provider_state until the first submit. */
+export interface InitialProviderState {
+  upstream_model: string;
+}
+
+export interface CreateTaskDeps {
+  storage: Storage;
+  clock: Clock;
+  catalog: CatalogService;
+  validator: ParamsValidator;
+  providers: TaskProviderRegistry;
+  events: TaskEvents;
+  webhookAllowPrivate: boolean;
+}
+
+export async function resolveGenerationModel(
+  catalog: CatalogService,
+  key: AuthenticatedKey,
+  modelName: unknown,
+): Promise<CatalogModel> {
+  if (modelName === undefined || modelName === null || modelName === '')
+    throw new AppError('model_name_required', undefined, 'model_name');
+  if (typeof modelName !== 'string')
+    throw new AppError('invalid_parameter', 'model_name must be a string', 'model_name');
+  const model = isInternalModelId(modelName) ? undefined : await catalog.get(modelName);
+  if (!model?.active)
+    throw new AppError('model_not_found', `Model not found or inactive: ${modelName}`, 'model_name');
+  if (!modelAllowed(model.id, key.allowedModels))
+    throw new AppError('model_not_allowed', `This key may not use ${model.id}`, 'model_name');
+  if (model.kind === 'text') {
+    throw new AppError(
+      'model_kind_not_supported',
+      `${model.id} is a text model: use POST /v1/chat/completions`,
+      'model_name',
+    );
+  }
+  if (model.priceMicro === null)
+    throw new AppError('model_has_no_price', `No price is set for ${model.id}`, 'model_name');
+  return model;
+}
+
+export async function createTask(deps: CreateTaskDeps, input: CreateTaskInput): Promise<TaskRow> {
+  const raw = input.params;
+  if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
+    throw new AppError('invalid_parameter', 'params must be an object', 'params');
+  }
+  const given = (raw ?? {}) as Record<string, unknown>;
+  const model = await resolveGenerationModel(deps.catalog, input.key, given.model_name);
+  const params = deps.validator.validate(model, given);
+  const webhookUrl = params.webhook_url;
+  if (webhookUrl !== undefined && typeof webhookUrl !== 'string')
+    throw new AppError('invalid_parameter', 'webhook_url must be a string', 'webhook_url');
+  if (webhookUrl !== undefined) await assertWebhookTargetAllowed(webhookUrl, deps.webhookAllowPrivate);
+
+  const variants = new Map<string, CatalogModel>();
+  for (const variant of model.billing?.variants ?? []) {
+    const entry = await deps.catalog.get(variant.model);
+    if (entry) variants.set(entry.id, entry);
+  }
+  const quote = quoteTask(model, params, input.key.coefficientPpm, (id) => variants.get(id));
+  const route = deps.providers.resolve(model);
+
+  const now = deps.clock.now();
+  const task: TaskRow = {
+    id: randomUUID(),
+    account_id: input.key.accountId,
+    key_id: input.key.keyId,
+    model_id: model.id,
+    billing_model_id: quote.billingModel.id,
+    kind: model.kind,
+    status: 'pending',
+    params: JSON.stringify(params),
+    hold_amount: quote.holdAmount,
+    pricing: JSON.stringify(quote.pricing),
+    cost: null,
+    result: null,
+    error: null,
+    webhook_url: webhookUrl ?? null,
+    provider: route.providerName,
+    provider_job_id: null,
+    provider_state: JSON.stringify({ upstream_model: route.upstreamModel } satisfies InitialProviderState),
+    attempts: 0,
+    requeues: 0,
+    run_at: now,
+    lease_owner: null,
+    lease_expires_at: null,
+    processing_ms: 0,
+    processing_started_at: null,
+    created_at: now,
+    updated_at: now,
+    finished_at: null,
+  };
+  await deps.storage.transaction(async (tx) => {
+    // First, so a concurrent duplicate stops at the idempotency key before touching the balance.
+    if (input.inTransaction) await input.inTransaction(tx, task);
+    const held = await tx.ledger.hold(
+      { keyId: task.key_id, accountId: task.account_id, now },
+      task.id,
+      task.hold_amount,
+    );
+    if (!held)
+      throw new AppError(
+        'insufficient_balance',
+        `Balance is below the cost of this request (${microToRub(quote.holdAmount)} RUB)`,
+      );
+    await tx.tasks.insert(task satisfies NewTask);
+  });
+  deps.events.created();
+  return task;
+}

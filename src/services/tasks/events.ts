@@ -1,0 +1,40 @@
+// In-process task signals: "a task was created" wakes the embedded runner at once instead of at its
+// next poll tick; "a task became final" wakes waiters such as the synchronous image endpoint.
+// Across processes the database stays the source of truth (waiters also re-read the row).
+import { EventEmitter } from 'node:events';
+
+export class TaskEvents {
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    // One listener per waiting request: many are normal, not a leak.
+    this.emitter.setMaxListeners(0);
+  }
+
+  created(): void {
+    this.emitter.emit('created');
+  }
+
+  onCreated(listener: () => void): () => void {
+    this.emitter.on('created', listener);
+    return () => this.emitter.off('created', listener);
+  }
+
+  finished(taskId: string): void {
+    this.emitter.emit(`finished:${taskId}`);
+  }
+
+  /** Resolves when `taskId` is reported final in this process, or after `ms`, whichever is first. */
+  waitForFinished(taskId: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const event = `finished:${taskId}`;
+      const done = () => {
+        clearTimeout(timer);
+        this.emitter.off(event, done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.emitter.once(event, done);
+    });
+  }
+}

@@ -1,0 +1,56 @@
+// The final transition of a task, in ONE transaction: the status change (a compare-and-set on status
+// and lease owner), the ledger settlement (capture + release of the rest, or a full release) and the
+// webhook outbox row. A second finalization finds no row to update and changes nothing; the
+// ledger's UNIQUE(task_id, kind) would refuse a second settlement anyway.
+import type { TaskRow } from '../../storage/repositories/tasks.js';
+import type { Storage } from '../../storage/storage.js';
+import { enqueueTaskWebhook } from '../webhooks/outbox.js';
+import type { TaskEvents } from './events.js';
+
+export type FinalOutcome =
+  /** `cost` is what is captured: at most the hold (see actualCost). */
+  | { status: 'completed'; result: Record<string, unknown>; cost: number }
+  | { status: 'failed'; error: string };
+
+/** Returns the final row, or undefined when this worker no longer owns the task. */
+export async function finalizeTask(
+  storage: Storage,
+  events: TaskEvents,
+  taskId: string,
+  workerId: string,
+  outcome: FinalOutcome,
+  now: number,
+): Promise<TaskRow | undefined> {
+  const completed = outcome.status === 'completed';
+  const final = await storage.transaction(async (tx) => {
+    const row = await tx.tasks.finish(taskId, workerId, {
+      status: outcome.status,
+      result: completed ? JSON.stringify(outcome.result) : null,
+      error: completed ? null : outcome.error,
+      cost: completed ? outcome.cost : 0,
+      now,
+    });
+    if (!row) return undefined;
+    const ref = { keyId: row.key_id, accountId: row.account_id, now };
+    if (completed) {
+      await tx.ledger.settle(ref, row.id, row.hold_amount, outcome.cost);
+    } else {
+      await tx.ledger.release(ref, row.id, row.hold_amount);
+    }
+    await enqueueTaskWebhook(
+      tx,
+      {
+        id: row.id,
+        account_id: row.account_id,
+        webhook_url: row.webhook_url,
+        status: outcome.status,
+        result: completed ? outcome.result : null,
+        error: completed ? null : outcome.error,
+      },
+      now,
+    );
+    return row;
+  });
+  if (final) events.finished(final.id);
+  return final;
+}

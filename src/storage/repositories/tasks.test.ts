@@ -1,0 +1,244 @@
+// Storage contract of the task queue, on every engine: claiming, lease takeover, compare-and-set
+// writes guarded by the lease owner, and a settlement that happens exactly once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TaskEvents } from '../../services/tasks/events.js';
+import { finalizeTask } from '../../services/tasks/finalize.js';
+import type { TestKey } from '../../testing/app.js';
+import { ENGINES } from '../../testing/db.js';
+import { balanceOf, createTaskTestApp, expectLedgerClean, type TaskTestApp } from '../../testing/tasks.js';
+import { isUniqueViolation } from '../db.js';
+import { TaskAlreadySettledError } from './ledger.js';
+
+const LEASE = 1_000;
+
+describe.each(ENGINES)('tasks queue on %s', (engine) => {
+  let app: TaskTestApp;
+  let key: TestKey;
+
+  beforeAll(async () => {
+    app = await createTaskTestApp({ engine, runner: false });
+    key = await app.newKey({ balanceRub: 10_000 });
+  });
+  afterAll(async () => {
+    await drain();
+    await expectLedgerClean(app);
+    await app.dispose();
+  });
+
+  const newTask = async () =>
+    (
+      await app.ctx.tasks.create({
+        key: await app.ctx.auth.authenticate(key.auth.authorization),
+        params: { model_name: 'seedance-2' },
+      })
+    ).id;
+  const claim = (worker: string, now: number, limit = 100) =>
+    app.ctx.storage.transaction((tx) => tx.tasks.claimDue(worker, now, LEASE, limit));
+  const row = async (id: string) => (await app.ctx.storage.tasks.byIdForWorker(id))!;
+  /** Finishes everything still open so each test starts from an empty queue. */
+  const drain = async () => {
+    const now = Date.now() + 10 * LEASE;
+    for (const task of await claim('drain', now, 1000)) {
+      await finalizeTask(
+        app.ctx.storage,
+        new TaskEvents(),
+        task.id,
+        'drain',
+        { status: 'failed', error: 'drained' },
+        now,
+      );
+    }
+  };
+
+  it('claims due pending tasks once, moving them to processing with a lease', async () => {
+    await drain();
+    const id = await newTask();
+    const created = await row(id);
+    expect(await claim('w1', created.run_at - 1)).toEqual([]);
+    const now = created.run_at + 5;
+    const [claimed, ...rest] = await claim('w1', now);
+    expect(rest).toEqual([]);
+    expect(claimed).toMatchObject({
+      id,
+      status: 'processing',
+      lease_owner: 'w1',
+      lease_expires_at: now + LEASE,
+      processing_started_at: now,
+    });
+    // Leased: nobody else gets it, not even the same worker again.
+    expect(await claim('w2', now + 1)).toEqual([]);
+    expect(await claim('w1', now + 1)).toEqual([]);
+    await drain();
+  });
+
+  it('concurrent claimers never share a task', async () => {
+    await drain();
+    const ids = new Set<string>();
+    for (let i = 0; i < 20; i++) ids.add(await newTask());
+    const now = Date.now() + 10;
+    const batches = await Promise.all(Array.from({ length: 8 }, (_, i) => claim(`w${i}`, now, 4)));
+    const claimed = batches.flat().map((t) => t.id);
+    expect(new Set(claimed).size).toBe(claimed.length);
+    expect(claimed.every((id) => ids.has(id))).toBe(true);
+    // 8 claimers × 4 slots ≥ 20 tasks: all claimed by someone, each by exactly one.
+    expect(claimed.length).toBe(20);
+    for (const batch of batches)
+      for (const task of batch) expect((await row(task.id)).lease_owner).toBe(task.lease_owner);
+    await drain();
+  });
+
+  it('an expired lease is taken over; the old owner can no longer write', async () => {
+    await drain();
+    const id = await newTask();
+    const t0 = (await row(id)).run_at + 1;
+    await claim('dead', t0);
+    expect(await claim('w2', t0 + LEASE - 1)).toEqual([]);
+    const [taken] = await claim('w2', t0 + LEASE);
+    expect(taken).toMatchObject({ id, lease_owner: 'w2', processing_started_at: t0 });
+    const now = t0 + LEASE + 1;
+    expect(await app.ctx.storage.tasks.renewLease(id, 'dead', now + LEASE)).toBe(false);
+    expect(
+      await app.ctx.storage.tasks.recordSubmission(id, 'dead', {
+        jobId: 'stale',
+        providerState: null,
+        nextPollAt: now,
+        now,
+      }),
+    ).toBe(false);
+    expect(await app.ctx.storage.tasks.release(id, 'dead', { runAt: now, providerState: null, now })).toBe(
+      false,
+    );
+    expect(await app.ctx.storage.tasks.requeue(id, 'dead', { runAt: now, now })).toBe(false);
+    expect(
+      await finalizeTask(
+        app.ctx.storage,
+        new TaskEvents(),
+        id,
+        'dead',
+        { status: 'failed', error: 'x' },
+        now,
+      ),
+    ).toBeUndefined();
+    expect(await row(id)).toMatchObject({ status: 'processing', lease_owner: 'w2', provider_job_id: null });
+    expect(await app.ctx.storage.tasks.renewLease(id, 'w2', now + LEASE)).toBe(true);
+    await drain();
+  });
+
+  it('the job id is recorded once, then the task waits in the queue for its poll', async () => {
+    await drain();
+    const id = await newTask();
+    const t0 = (await row(id)).run_at + 1;
+    await claim('w1', t0);
+    expect(
+      await app.ctx.storage.tasks.recordSubmission(id, 'w1', {
+        jobId: 'job-1',
+        providerState: '{"polls":0}',
+        nextPollAt: t0 + 500,
+        now: t0,
+      }),
+    ).toBe(true);
+    expect(await row(id)).toMatchObject({
+      status: 'processing',
+      provider_job_id: 'job-1',
+      attempts: 1,
+      lease_owner: null,
+      run_at: t0 + 500,
+    });
+    expect(await claim('w2', t0 + 499)).toEqual([]);
+    const [again] = await claim('w2', t0 + 500);
+    expect(again).toMatchObject({ id, provider_job_id: 'job-1' });
+    // A job id is never replaced.
+    expect(
+      await app.ctx.storage.tasks.recordSubmission(id, 'w2', {
+        jobId: 'job-2',
+        providerState: null,
+        nextPollAt: t0,
+        now: t0,
+      }),
+    ).toBe(false);
+    expect((await row(id)).provider_job_id).toBe('job-1');
+    await drain();
+  });
+
+  it('a re-queue returns to pending with error null and banks the processing time', async () => {
+    await drain();
+    const id = await newTask();
+    const t0 = (await row(id)).run_at + 1;
+    await claim('w1', t0);
+    expect(await app.ctx.storage.tasks.requeue(id, 'w1', { runAt: t0 + 1000, now: t0 + 120 })).toBe(true);
+    expect(await row(id)).toMatchObject({
+      status: 'pending',
+      error: null,
+      requeues: 1,
+      processing_ms: 120,
+      processing_started_at: null,
+      provider_job_id: null,
+      lease_owner: null,
+    });
+    const [back] = await claim('w1', t0 + 1000);
+    expect(back).toMatchObject({
+      status: 'processing',
+      processing_started_at: t0 + 1000,
+      processing_ms: 120,
+    });
+    await drain();
+  });
+
+  it('of two racing finalizations exactly one settles', async () => {
+    await drain();
+    const id = await newTask();
+    const t0 = (await row(id)).run_at + 1;
+    await claim('w1', t0);
+    const before = await balanceOf(app, key);
+    const results = await Promise.all([
+      finalizeTask(
+        app.ctx.storage,
+        new TaskEvents(),
+        id,
+        'w1',
+        { status: 'completed', result: { video_url: 'x', duration: 5 }, cost: 45_000_000 },
+        t0 + 10,
+      ),
+      finalizeTask(app.ctx.storage, new TaskEvents(), id, 'w1', { status: 'failed', error: 'x' }, t0 + 10),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const entries = await app.ctx.storage.ledger.entriesForTask(id);
+    expect(entries.map((e) => e.kind).sort()).toEqual(['capture', 'hold', 'release']);
+    const final = await row(id);
+    const after = await balanceOf(app, key);
+    expect(after.held).toBe(before.held - 45_000_000);
+    expect(after.balance).toBe(before.balance + (final.status === 'failed' ? 45_000_000 : 0));
+    // Even a direct second settlement is refused by the ledger (backed by UNIQUE(task_id, kind)).
+    const second = app.ctx.storage.transaction((tx) =>
+      tx.ledger.release({ keyId: key.keyId, accountId: key.accountId, now: t0 }, id, 45_000_000),
+    );
+    await expect(second).rejects.toSatisfy(
+      (error) => error instanceof TaskAlreadySettledError || isUniqueViolation(error),
+    );
+    expect(await balanceOf(app, key)).toEqual(after);
+    await expectLedgerClean(app);
+  });
+
+  it('idempotency rows: one per API key and Idempotency-Key; an expired row is replaced', async () => {
+    const repo = app.ctx.storage.idempotency;
+    const row = (now: number, fingerprint: string) => ({
+      keyId: key.keyId,
+      idemKey: `key-${engine}-1`,
+      fingerprint,
+      state: 'done' as const,
+      responseStatus: 202,
+      responseBody: '{}',
+      taskId: null,
+      now,
+      expiresAt: now + 1000,
+    });
+    expect(await repo.tryInsert(row(1000, 'a'))).toBeTypeOf('number');
+    expect(await repo.tryInsert(row(1500, 'b'))).toBeUndefined();
+    expect((await repo.find(key.keyId, `key-${engine}-1`, 1500))?.fingerprint).toBe('a');
+    expect(await repo.find(key.keyId, `key-${engine}-1`, 2000)).toBeUndefined();
+    expect(await repo.tryInsert(row(2000, 'c'))).toBeTypeOf('number');
+    expect((await repo.find(key.keyId, `key-${engine}-1`, 2001))?.fingerprint).toBe('c');
+    expect(await repo.purgeExpired(3000)).toBeGreaterThanOrEqual(1);
+    expect(await repo.find(key.keyId, `key-${engine}-1`, 2001)).toBeUndefined();
+  });
+});

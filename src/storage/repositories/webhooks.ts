@@ -1,0 +1,142 @@
+// The webhook outbox as a queue. A sender claims due deliveries with a lease; a delivery whose lease
+// expired (its sender died) is claimable again. The lease's expiry doubles as the claim token: a new
+// claim happens only after the old lease ended, so its expiry is strictly later, and an attempt result
+// is recorded only while the token still matches (a sender that lost its lease cannot overwrite).
+import type { Kysely, Selectable } from 'kysely';
+import type { DeliveryUpdate } from '../../domain/webhooks/schedule.js';
+import type { AccountSecrets } from '../../domain/webhooks/signing.js';
+import type { Engine } from '../db.js';
+import type { Database, WebhookDeliveriesTable } from '../schema.js';
+
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type WebhookDeliveryStatus = WebhookDeliveriesTable['status'];
+
+export interface LeasedDelivery extends WebhookDeliveryRow {
+  lease_expires_at: number;
+}
+
+export class WebhooksRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+  ) {}
+
+  /**
+   * Leases up to `limit` pending deliveries that are due and not leased by a live sender, oldest due
+   * first, in one statement. PostgreSQL locks the chosen rows and skips rows another claimer holds
+   * (FOR UPDATE SKIP LOCKED), re-checking each row's latest version; SQLite runs the statement under
+   * its database write lock. Either way two claimers never lease the same delivery.
+   */
+  async claimDue(now: number, leaseMs: number, limit: number): Promise<LeasedDelivery[]> {
+    if (limit <= 0) return [];
+    const rows = await this.db
+      // MATERIALIZED: as a plain `IN (subquery)`, PostgreSQL may evaluate the LIMIT … SKIP LOCKED
+      // selection more than once per statement and lease more than `limit` rows (seen in the tests).
+      .with(
+        (cte) => cte('due').materialized(),
+        (db) =>
+          db
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where('status', '=', 'pending')
+            .where('next_attempt_at', '<=', now)
+            .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+            .orderBy('next_attempt_at')
+            .limit(limit)
+            .$if(this.engine === 'postgres', (qb) => qb.forUpdate().skipLocked()),
+      )
+      .updateTable('webhook_deliveries')
+      .set({ lease_expires_at: now + leaseMs, updated_at: now })
+      .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
+      .returningAll()
+      .execute();
+    // RETURNING keeps no order on PostgreSQL.
+    return (rows as LeasedDelivery[]).sort((a, b) => a.next_attempt_at - b.next_attempt_at);
+  }
+
+  /** The signing secrets of the given accounts, in one query. */
+  async signingSecrets(accountIds: number[]): Promise<Map<number, AccountSecrets>> {
+    if (accountIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('accounts')
+      .select(['id', 'webhook_secret', 'webhook_secret_previous', 'webhook_secret_previous_until'])
+      .where('id', 'in', accountIds)
+      .execute();
+    return new Map(rows.map(({ id, ...secrets }) => [id, secrets]));
+  }
+
+  /** Records one attempt and releases the lease. False when the lease was lost meanwhile. */
+  async recordAttempt(
+    delivery: LeasedDelivery,
+    update: DeliveryUpdate,
+    last: { statusCode: number | null; error: string | null },
+    now: number,
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('webhook_deliveries')
+      .set({
+        status: update.status,
+        attempts: update.attempts,
+        next_attempt_at: update.status === 'pending' ? update.nextAttemptAt : delivery.next_attempt_at,
+        delivered_at: update.status === 'delivered' ? update.deliveredAt : null,
+        lease_expires_at: null,
+        last_status_code: last.statusCode,
+        last_error: last.error,
+        updated_at: now,
+      })
+      .where('id', '=', delivery.id)
+      .where('status', '=', 'pending')
+      .where('lease_expires_at', '=', delivery.lease_expires_at)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Operator read; pass `ownerAccountId` for an owner-scoped read (another account's delivery is not found). */
+  async byId(id: string, ownerAccountId?: number): Promise<WebhookDeliveryRow | undefined> {
+    return this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', id)
+      .$if(ownerAccountId !== undefined, (qb) => qb.where('account_id', '=', ownerAccountId!))
+      .executeTakeFirst();
+  }
+
+  async listByStatus(status: WebhookDeliveryStatus, limit: number): Promise<WebhookDeliveryRow[]> {
+    return this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('status', '=', status)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * Manual redelivery: back to pending with fresh attempts, due now, keeping its id (the
+   * webhook-id receivers deduplicate on). Clearing the lease also discards the result of an attempt
+   * that may still be in flight.
+   */
+  async resetForRedelivery(
+    id: string,
+    now: number,
+    ownerAccountId?: number,
+  ): Promise<WebhookDeliveryRow | undefined> {
+    return this.db
+      .updateTable('webhook_deliveries')
+      .set({
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        lease_expires_at: null,
+        last_status_code: null,
+        last_error: null,
+        delivered_at: null,
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .$if(ownerAccountId !== undefined, (qb) => qb.where('account_id', '=', ownerAccountId!))
+      .returningAll()
+      .executeTakeFirst();
+  }
+}

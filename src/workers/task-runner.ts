@@ -1,0 +1,156 @@
+// The task runner: claims due tasks with a lease, runs one step for each (submit or poll), and hands
+// them back to the queue until their next poll time. Up to `concurrency` steps run at once. While a
+// step runs, its lease is renewed; a worker that dies leaves leases that expire and are taken over.
+// In the embedded mode the API nudges the runner when a task is created, so it starts at once.
+
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { AppContext } from '../context.js';
+import type { TaskRow } from '../storage/repositories/tasks.js';
+import type { RunningWorker } from './index.js';
+import { type StepDeps, type StepSettings, TaskStep } from './task-step.js';
+
+export interface RunnerSettings extends Omit<StepSettings, 'workerId'> {
+  concurrency: number;
+  pollIntervalMs: number;
+  leaseMs: number;
+  workerId?: string;
+}
+
+export function newWorkerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+export class TaskRunner implements RunningWorker {
+  readonly name = 'tasks';
+  readonly workerId: string;
+  private readonly step: TaskStep;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<unknown> | undefined;
+  private again = false;
+  private stopped = true;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly deps: StepDeps,
+    private readonly settings: RunnerSettings,
+  ) {
+    this.workerId = settings.workerId ?? newWorkerId();
+    this.step = new TaskStep(deps, { ...settings, workerId: this.workerId });
+  }
+
+  start(): this {
+    this.stopped = false;
+    this.unsubscribe = this.deps.events.onCreated(() => this.nudge());
+    this.schedule(0);
+    return this;
+  }
+
+  /** Look for work now instead of at the next tick (a task was created, or a slot came free). */
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.ticking = this.tick().finally(() => {
+        this.ticking = undefined;
+        const more = this.again;
+        this.again = false;
+        this.schedule(more ? 0 : this.settings.pollIntervalMs);
+      });
+    }, delayMs);
+    this.timer.unref?.();
+  }
+
+  /** Claims as many due tasks as there are free slots and starts a step for each. */
+  async tick(): Promise<number> {
+    const free = this.settings.concurrency - this.inFlight.size;
+    if (free <= 0) return 0;
+    let claimed: TaskRow[];
+    try {
+      const now = this.deps.clock.now();
+      claimed = await this.deps.storage.transaction((tx) =>
+        tx.tasks.claimDue(this.workerId, now, this.settings.leaseMs, free),
+      );
+    } catch (error) {
+      this.deps.log.error('claiming tasks failed', error);
+      return 0;
+    }
+    for (const task of claimed) this.launch(task);
+    return claimed.length;
+  }
+
+  private launch(task: TaskRow): void {
+    const heartbeat = setInterval(
+      () => {
+        const until = this.deps.clock.now() + this.settings.leaseMs;
+        this.deps.storage.tasks
+          .renewLease(task.id, this.workerId, until)
+          .catch((error) => this.deps.log.error('lease renewal failed', error, { task_id: task.id }));
+      },
+      Math.max(50, Math.floor(this.settings.leaseMs / 3)),
+    );
+    heartbeat.unref?.();
+    const running = this.step
+      .run(task)
+      .catch((error) => this.deps.log.error('task step crashed', error, { task_id: task.id }))
+      .finally(() => {
+        clearInterval(heartbeat);
+        this.inFlight.delete(task.id);
+        // A slot came free: there may be more due work right now.
+        this.nudge();
+      });
+    this.inFlight.set(task.id, running);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.timer) clearTimeout(this.timer);
+    await this.ticking;
+    await Promise.all(this.inFlight.values());
+  }
+}
+
+/** The runner of this process, configured from the context. */
+export function startTaskRunner(
+  ctx: AppContext,
+  logError: (msg: string, err?: unknown) => void,
+  logInfo: (msg: string, fields: Record<string, unknown>) => void = () => {},
+): TaskRunner {
+  const { config } = ctx;
+  return new TaskRunner(
+    {
+      storage: ctx.storage,
+      clock: ctx.clock,
+      events: ctx.taskEvents,
+      providers: ctx.taskProviders,
+      objects: ctx.objects,
+      log: {
+        info: logInfo,
+        error: (message, error, fields) =>
+          logError(fields ? `${message} ${JSON.stringify(fields)}` : message, error),
+      },
+    },
+    {
+      concurrency: config.workerConcurrency,
+      pollIntervalMs: config.workerPollIntervalMs,
+      leaseMs: config.leaseMs,
+      providerTimeoutMs: config.providerTimeoutMs,
+      requeueDelayMs: config.requeueDelayMs,
+      minPollDelayMs: Math.min(config.workerPollIntervalMs, 250),
+      maxResultBytes: config.maxResultBytes,
+      publicUrl: config.publicUrl,
+    },
+  ).start();
+}
