@@ -106,8 +106,28 @@ describe('renderMarkdown', () => {
       '| chat, 1 connection | direct upstream | SQLite | 1 connection, sequential | 0.250 | 1.50 | 400 | 0 |',
     );
     expect(md).toContain('tasks/s 1,235, note x');
+    expect(md).not.toContain('## Task runs');
     expect(md).toContain(
       '- **SKIP** POST /generate, gengate / bare POST [PostgreSQL + Redis]: POST /generate is not built yet | really',
+    );
+  });
+});
+
+describe('task runs', () => {
+  it('shows a load run with scenario numbers in the table and its numbers under Task runs', () => {
+    const withTaskRun = report();
+    const load = withTaskRun.measurements[0].load;
+    withTaskRun.measurements.push({
+      scenario: 'task throughput, 1,000 tasks',
+      system: 'gengate',
+      engine: 'sqlite',
+      load,
+      extra: { 'tasks final': 1000, 'tasks/s': 1500.4, 'peak RSS MB (VmHWM)': 181.25 },
+    });
+    const md = renderMarkdown(withTaskRun);
+    expect(md).toContain('| task throughput, 1,000 tasks | gengate | SQLite | 6,200 req/s |');
+    expect(md).toContain(
+      '## Task runs\n\n- task throughput, 1,000 tasks [SQLite]: tasks final 1,000, tasks/s 1,500, peak RSS MB (VmHWM) 181.3',
     );
   });
 });

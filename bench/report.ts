@@ -42,10 +42,13 @@ function measurementRow(m: Measurement): string {
     const { stream } = m;
     return `| ${cell(m.scenario)} | ${cell(m.system)} | ${engine} | ${formatNumber(stream.chunksPerSec)} chunks/s; first chunk p50/p99 → | ${formatNumber(stream.ttfcP50Ms)} | ${formatNumber(stream.ttfcP99Ms)} | ${stream.streams.toLocaleString('en-US')} streams | ${stream.failures} |`;
   }
-  const extra = Object.entries(m.extra ?? {})
+  return `| ${cell(m.scenario)} | ${cell(m.system)} | ${engine} | ${cell(describeExtra(m))} | — | — | — | — |`;
+}
+
+function describeExtra(m: Measurement): string {
+  return Object.entries(m.extra ?? {})
     .map(([k, v]) => `${k} ${typeof v === 'number' ? formatNumber(v) : v}`)
     .join(', ');
-  return `| ${cell(m.scenario)} | ${cell(m.system)} | ${engine} | ${cell(extra)} | — | — | — | — |`;
 }
 
 export function renderMarkdown(report: BenchReport): string {
@@ -84,6 +87,12 @@ export function renderMarkdown(report: BenchReport): string {
     '|---|---|---|---|---|---|---|---|',
     ...report.measurements.map(measurementRow),
   ];
+  // A load run with scenario numbers (the task run) shows its load above and its numbers here.
+  const details = report.measurements.filter((m) => m.load && m.extra);
+  if (details.length > 0) {
+    lines.push('', '## Task runs', '');
+    for (const m of details) lines.push(`- ${m.scenario} [${engineLabel(m.engine)}]: ${describeExtra(m)}`);
+  }
   const notes = report.figures.filter((f) => f.note);
   if (notes.length > 0) {
     lines.push('', '## Notes', '');

@@ -16,6 +16,7 @@ import { Metrics } from './services/metrics.js';
 import { ALL_KEYS, type KeyInvalidation, LocalKeyInvalidation, RedisKeyInvalidation } from './services/key-invalidation.js';
 import { FlexibleRateLimiter } from './services/rate-limit.js';
 import { buildTaskServices } from './services/tasks/build.js';
+import { SyncImageService } from './services/openai/sync-image.js';
 import { WebhookDeliveryService } from './services/webhooks/delivery.js';
 import { type Db, openDatabase } from './storage/db.js';
 import { migrateToLatest } from './storage/migrations.js';
@@ -50,6 +51,7 @@ export async function buildContext(config: Config, options: BuildOptions = {}): 
   const catalog = new CatalogService(storage, clock);
   await catalog.init();
   const metrics = new Metrics();
+  const taskServices = await buildTaskServices(config, storage, clock, catalog);
   const ctx: AppContext = {
     config,
     clock,
@@ -68,7 +70,11 @@ export async function buildContext(config: Config, options: BuildOptions = {}): 
       clock,
       registry: new ChatRegistry(loadProvidersConfig(config.providersFile), { timeoutMs: config.providerTimeoutMs, now: () => clock.now() }),
     }),
-    ...(await buildTaskServices(config, storage, clock, catalog)),
+    ...taskServices,
+    syncImages: new SyncImageService(
+      { storage, clock, ...taskServices },
+      { waitMs: config.syncImageWaitMs },
+    ),
   };
   return { ctx, db, redis };
 }

@@ -10,6 +10,7 @@ import type { MaintenanceService } from './services/maintenance.js';
 import type { Metrics } from './services/metrics.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import type { WebhookDeliveryService } from './services/webhooks/delivery.js';
+import type { SyncImageService } from './services/openai/sync-image.js';
 import type { Storage } from './storage/storage.js';
 import type { TaskServices } from './services/tasks/build.js';
 
@@ -30,4 +31,6 @@ export interface AppContext extends TaskServices {
   webhooks: WebhookDeliveryService;
   /** POST /v1/chat/completions: token-billed chat over the chat adapters. */
   chat: ChatService;
+  /** POST /v1/images/generations: an image task awaited up to SYNC_IMAGE_WAIT_MS, idempotent. */
+  syncImages: SyncImageService;
 }

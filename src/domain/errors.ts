@@ -10,6 +10,12 @@ export const ERRORS = {
     type: 'invalid_request_error',
     message: 'The upstream provider rejected the request',
   },
+  /** A task's provider refused the prompt (its safety filter); rephrase, do not retry unchanged. */
+  content_policy_violation: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Provider rejected prompt: contains restricted content',
+  },
   idempotency_key_invalid: {
     status: 400,
     type: 'invalid_request_error',
@@ -33,6 +39,8 @@ export const ERRORS = {
     type: 'conflict_error',
     message: 'A request with this Idempotency-Key is still in progress; retry later',
   },
+  /** GET /v1/videos/{id}/content of a video that is not completed (yet, or ever). */
+  video_not_ready: { status: 409, type: 'conflict_error', message: 'The video is not completed' },
   payload_too_large: { status: 413, type: 'invalid_request_error', message: 'Request body is too large' },
   range_not_satisfiable: { status: 416, type: 'invalid_request_error', message: 'The requested range is not satisfiable' },
   unsupported_media_type: {
@@ -67,6 +75,14 @@ export const ERRORS = {
   rate_limited: { status: 429, type: 'rate_limit_error', message: 'Rate limit of this key exceeded' },
   internal_error: { status: 500, type: 'api_error', message: 'Internal server error' },
   upstream_error: { status: 502, type: 'api_error', message: 'The upstream provider failed' },
+  /** A task failed because its provider gave no result in time (the hold was released). */
+  provider_timeout: { status: 502, type: 'api_error', message: 'Timeout while waiting for provider response' },
+  /** A task failed because its provider is overloaded (the hold was released); retry later. */
+  upstream_overloaded: {
+    status: 503,
+    type: 'service_unavailable',
+    message: 'Service temporarily unavailable (code E-294, high load)',
+  },
   maintenance: {
     status: 503,
     type: 'service_unavailable',

@@ -244,3 +244,124 @@ describe('tenancy', () => {
     expect(res.statusCode).toBe(401);
   });
 });
+
+describe('the OpenAI generation endpoints (/v1/images/generations, /v1/videos)', () => {
+  it('a key restricted to other models gets 403 for an explicit and for a default model; nothing is written', async () => {
+    const key = await app.newKey({ restrictions: { allowed_models: ['seedream-4'] } });
+    const before = await rowCounts();
+    for (const [url, body, model] of [
+      ['/v1/images/generations', { model: 'flux-1-1-pro', prompt: 'p' }, 'flux-1-1-pro'],
+      ['/v1/images/generations', { prompt: 'p' }, 'gpt-image-1'],
+      ['/v1/videos', { model: 'kling-2-1', prompt: 'p' }, 'kling-2-1'],
+      ['/v1/videos', { prompt: 'p' }, 'sora-2'],
+    ] as const) {
+      const res = await post(url, key, body);
+      expect(res.statusCode, `${url} ${model}`).toBe(403);
+      expect(res.json().error).toMatchObject({
+        code: 'model_not_allowed',
+        param: 'model',
+        message: expect.stringContaining(model),
+      });
+    }
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it('an allowed model cannot smuggle a disallowed model_name through extra_body, the top level or a form', async () => {
+    const key = await app.newKey({ restrictions: { allowed_models: ['seedream-4', 'sora-2'] } });
+    const before = await rowCounts();
+    const attempts = [
+      post('/v1/images/generations', key, {
+        model: 'seedream-4',
+        prompt: 'p',
+        extra_body: { model_name: 'flux-1-1-pro' },
+      }),
+      post('/v1/images/generations', key, { model: 'seedream-4', prompt: 'p', model_name: 'flux-1-1-pro' }),
+      post('/v1/videos', key, { model: 'sora-2', prompt: 'p', extra_body: { model_name: 'kling-2-1' } }),
+      (async () => {
+        const form = new FormData();
+        form.append('model', 'sora-2');
+        form.append('prompt', 'p');
+        form.append('extra_body[model_name]', 'kling-2-1');
+        const request = new Request('http://localhost/', { method: 'POST', body: form });
+        return app.http.inject({
+          method: 'POST',
+          url: '/v1/videos',
+          headers: { ...key.auth, 'content-type': request.headers.get('content-type') as string },
+          payload: Buffer.from(await request.arrayBuffer()),
+        });
+      })(),
+    ];
+    for (const res of await Promise.all(attempts)) {
+      expect(res.statusCode).toBe(422);
+      expect(res.json().error.code).toBe('invalid_parameter');
+      expect(res.json().error.message).toContain('name the model with "model"');
+    }
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it('internal billing variants are unknown models on both endpoints', async () => {
+    const key = await app.newKey();
+    const before = await rowCounts();
+    for (const [url, model] of [
+      ['/v1/videos', 'seedance-2:1080p'],
+      ['/v1/videos', 'veo-3-fast:audio'],
+      ['/v1/images/generations', 'seedance-2:1080p'],
+    ] as const) {
+      const res = await post(url, key, { model, prompt: 'p' });
+      expect([res.statusCode, res.json().error.code]).toEqual([404, 'model_not_found']);
+    }
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it("another account's video is the same 404 as an unknown id, on the object and on its content", async () => {
+    const owner = await app.newKey();
+    const stranger = await app.newKey();
+    const created = await post('/v1/videos', owner, { model: 'kling-2-1', prompt: 'p', seconds: '5' });
+    expect(created.statusCode).toBe(200);
+    const id: string = created.json().id;
+    const unknownId = randomUUID();
+    for (const suffix of ['', '/content']) {
+      const foreign = await app.http.inject({
+        method: 'GET',
+        url: `/v1/videos/${id}${suffix}`,
+        headers: stranger.auth,
+      });
+      const unknown = await app.http.inject({
+        method: 'GET',
+        url: `/v1/videos/${unknownId}${suffix}`,
+        headers: stranger.auth,
+      });
+      expect([foreign.statusCode, unknown.statusCode]).toEqual([404, 404]);
+      expect(foreign.body).toBe(unknown.body);
+      expect(foreign.body).not.toContain(id);
+    }
+  });
+
+  it("the same Idempotency-Key under another account's key never replays the other account's video", async () => {
+    const owner = await app.newKey();
+    const stranger = await app.newKey();
+    const body = { model: 'kling-2-1', prompt: 'p', seconds: '5' };
+    const headers = { 'idempotency-key': 'shared-idem-key-1' };
+    const mine = await app.http.inject({
+      method: 'POST',
+      url: '/v1/videos',
+      headers: { ...owner.auth, ...headers },
+      payload: body,
+    });
+    const theirs = await app.http.inject({
+      method: 'POST',
+      url: '/v1/videos',
+      headers: { ...stranger.auth, ...headers },
+      payload: body,
+    });
+    expect([mine.statusCode, theirs.statusCode]).toEqual([200, 200]);
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+    expect(theirs.json().id).not.toBe(mine.json().id);
+    const stolen = await app.http.inject({
+      method: 'GET',
+      url: `/v1/videos/${mine.json().id}`,
+      headers: stranger.auth,
+    });
+    expect(stolen.statusCode).toBe(404);
+  });
+});

@@ -10,6 +10,8 @@ import { registerAdminRoutes } from './routes/admin/admin.js';
 import { registerGenerateRoute } from './routes/native/generate.js';
 import { registerMeRoutes } from './routes/native/me.js';
 import { registerChatCompletionsRoute } from './routes/openai/chat-completions.js';
+import { registerImagesRoute } from './routes/openai/images.js';
+import { registerVideoRoutes } from './routes/openai/videos.js';
 import { registerObjectRoutes } from './routes/native/objects.js';
 import { registerPublicRoutes } from './routes/native/public.js';
 import { registerTaskRoutes } from './routes/native/tasks.js';
@@ -52,6 +54,8 @@ export async function buildHttpApp(ctx: AppContext, extraRoutes: RouteModule[] =
   registerPublicRoutes(app, ctx);
   registerMeRoutes(app, ctx);
   registerChatCompletionsRoute(app, ctx);
+  await registerImagesRoute(app, ctx);
+  await registerVideoRoutes(app, ctx);
   await registerGenerateRoute(app, ctx);
   registerTaskRoutes(app, ctx);
   registerObjectRoutes(app, ctx);

@@ -1,4 +1,7 @@
 // A whole gengate on a test database, driven through Fastify's inject (no sockets) or a real port.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Engine } from '../storage/db.js';
 import { buildGengate, type Gengate } from '../app.js';
 import { type Config, loadConfig } from '../config.js';
@@ -46,7 +49,9 @@ export async function createTestApp(
   options: { engine?: Engine; config?: Partial<Config>; env?: Record<string, string>; db?: TestDb } = {},
 ): Promise<TestApp> {
   const db = options.db ?? (await openTestDb(options.engine ?? 'sqlite'));
-  const config = testConfig(options.config, options.env);
+  // Result files go to a private directory unless the test chose one, never into ./data.
+  const ownDataDir = options.config?.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'gengate-data-')) : undefined;
+  const config = testConfig({ ...(ownDataDir ? { dataDir: ownDataDir } : {}), ...options.config }, options.env);
   const gengate = await buildGengate(config, { db });
   const { ctx } = gengate;
   const by = { actor: 'test' };
@@ -70,6 +75,7 @@ export async function createTestApp(
     async dispose() {
       await gengate.close();
       if (!options.db) await db.dispose();
+      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
     },
   };
 }
