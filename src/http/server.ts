@@ -6,6 +6,7 @@ import type { AppContext } from '../context.js';
 import { registerErrorHandling } from './errors.js';
 import { registerJsonOnlyBodies } from './plugins/content-type.js';
 import { registerGuard } from './plugins/guard.js';
+import { registerPanelRoutes } from '../panel/routes.js';
 import { registerAdminRoutes } from './routes/admin/admin.js';
 import { registerGenerateRoute } from './routes/native/generate.js';
 import { registerMeRoutes } from './routes/native/me.js';
@@ -60,6 +61,7 @@ export async function buildHttpApp(ctx: AppContext, extraRoutes: RouteModule[] =
   registerTaskRoutes(app, ctx);
   registerObjectRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
+  registerPanelRoutes(app, ctx);
   registerMetricsRoute(app, ctx);
   for (const register of extraRoutes) await register(app, ctx);
   return app;

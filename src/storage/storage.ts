@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Db, Engine } from './db.js';
 import { AccountsRepository } from './repositories/accounts.js';
+import { AnalyticsRepository } from './repositories/analytics.js';
 import { AuditRepository } from './repositories/audit.js';
 import { IdempotencyRepository } from './repositories/idempotency.js';
 import { KeysRepository } from './repositories/keys.js';
@@ -25,6 +26,7 @@ export class Storage {
   readonly idempotency: IdempotencyRepository;
   readonly webhooks: WebhooksRepository;
   readonly usage: UsageRepository;
+  readonly analytics: AnalyticsRepository;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -41,6 +43,7 @@ export class Storage {
     this.idempotency = new IdempotencyRepository(db);
     this.webhooks = new WebhooksRepository(db, engine);
     this.usage = new UsageRepository(db, engine);
+    this.analytics = new AnalyticsRepository(db);
   }
 
   static from(db: Db): Storage {

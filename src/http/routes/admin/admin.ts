@@ -1,17 +1,16 @@
 // The operator API of DESIGN.md section 5. Bearer ADMIN_TOKEN; without the token it answers 404.
-import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { microToRub } from '../../../domain/billing/money.js';
 import { parseCatalogEntry } from '../../../domain/catalog/catalog-file.js';
 import { AppError } from '../../../domain/errors.js';
 import type { Actor } from '../../../services/accounts.js';
+import { PanelSessions } from '../../../services/panel-sessions.js';
 import { bodyObject, positiveIntParam, rejectUnknownFields } from '../../body.js';
 import { presentAdminModel } from '../../presenters/catalog.js';
 import { presentCoefficient, presentKey } from '../../presenters/keys.js';
 import { presentDelivery } from '../../presenters/webhooks.js';
 
-const LOGIN_LINK_TTL_MS = 15 * 60 * 1000;
 const admin = { config: { access: 'admin' as const }, schema: { tags: ['admin'] } };
 
 export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -112,19 +111,10 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
 
   app.post<{ Params: { messaging_id: string } }>('/admin/accounts/:messaging_id/login-link', admin, async (request, reply) => {
     const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
-    const token = randomBytes(32).toString('base64url');
-    const now = ctx.clock.now();
-    await ctx.storage.db
-      .insertInto('panel_tokens')
-      .values({
-        token_hash: createHash('sha256').update(token).digest('hex'),
-        account_id: account.id,
-        kind: 'login_link',
-        expires_at: now + LOGIN_LINK_TTL_MS,
-        created_at: now,
-      })
-      .execute();
-    await ctx.storage.audit.append({ accountId: account.id, ...actor(request), action: 'login_link.created', now });
-    return reply.code(201).send({ url: `${ctx.config.publicUrl}/panel/login?token=${token}`, expires_at: new Date(now + LOGIN_LINK_TTL_MS).toISOString() });
+    const link = await new PanelSessions(ctx.storage, ctx.clock).createLoginLink(account.id);
+    await ctx.storage.audit.append({ accountId: account.id, ...actor(request), action: 'login_link.created', now: ctx.clock.now() });
+    return reply
+      .code(201)
+      .send({ url: `${ctx.config.publicUrl}/panel/login?token=${link.token}`, expires_at: new Date(link.expiresAt).toISOString() });
   });
 }
