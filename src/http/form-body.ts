@@ -38,11 +38,12 @@ function assign(target: Record<string, unknown>, path: string[], value: string, 
       return;
     }
     if (last) {
-      if (part in node) throw new AppError('invalid_parameter', `Field ${path[0]} is given twice`, path[0]);
+      if (Object.hasOwn(node, part))
+        throw new AppError('invalid_parameter', `Field ${path[0]} is given twice`, path[0]);
       node[part] = value;
       return;
     }
-    const existing: unknown = node[part];
+    const existing: unknown = Object.hasOwn(node, part) ? node[part] : undefined;
     if (existing === undefined) {
       const child: Record<string, unknown> | unknown[] = nextIsArray ? [] : {};
       node[part] = child;

@@ -209,6 +209,14 @@ describe('mapImageRequest', () => {
     });
   });
 
+  it('fields named like Object members stay plain fields for the schema to judge', () => {
+    const body = JSON.parse('{"prompt": "p", "toString": 1, "__proto__": {"polluted": true}}');
+    const mapped = mapImageRequest(body, 'x', FLUX);
+    expect(Object.keys(mapped.params)).toEqual(['model_name', 'prompt', 'toString', '__proto__']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(mapped.params)).toBe(Object.prototype);
+  });
+
   it('extra_body must be an object', () => {
     for (const extra of ['seed=1', [1], 3]) {
       expect(failure(() => mapImageRequest({ prompt: 'p', extra_body: extra }, 'x', FLUX)).param).toBe(

@@ -103,8 +103,9 @@ export function requestedModel(body: Record<string, unknown>, fallback: string):
 
 /** Collects native params from the several places OpenAI clients put them, refusing contradictions. */
 class NativeParams {
-  readonly params: Record<string, unknown> = {};
-  readonly origins: Record<string, string> = {};
+  // No prototype: a body field named "__proto__" or "toString" is just a field (for the schema to refuse).
+  readonly params: Record<string, unknown> = Object.create(null);
+  readonly origins: Record<string, string> = Object.create(null);
 
   set(name: string, value: unknown, origin: string): void {
     if (value === undefined) return;
@@ -114,7 +115,7 @@ class NativeParams {
         `${origin} is not accepted here: name the model with "model"`,
         origin,
       );
-    if (name in this.params && JSON.stringify(this.params[name]) !== JSON.stringify(value)) {
+    if (Object.hasOwn(this.params, name) && JSON.stringify(this.params[name]) !== JSON.stringify(value)) {
       const earlier = this.origins[name] ?? name;
       throw new AppError(
         'invalid_parameter',
@@ -279,7 +280,7 @@ export function nativeParamNames(paramsSchema: Record<string, unknown> | null): 
 /** An error about a native param, renamed to the OpenAI field it came from (aspect_ratio → size). */
 export function inOpenAiTerms(error: AppError, origins: Record<string, string>): AppError {
   const native = error.param;
-  const origin = native === null ? undefined : origins[native];
+  const origin = native !== null && Object.hasOwn(origins, native) ? origins[native] : undefined;
   if (origin === undefined) return error;
   // "invalid aspect_ratio: …" alone would puzzle a client that sent `size`.
   const message = origin === 'model' ? error.message : `${error.message} (${origin} → ${native})`;

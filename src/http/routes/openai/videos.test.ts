@@ -219,6 +219,24 @@ describe('/v1/videos', () => {
     expect(await createdRows(app, key)).toEqual({ tasks: 0, holds: 0, idempotency: 0 });
   });
 
+  it('form field names cannot reach object prototypes; Object member names are ordinary fields', async () => {
+    const key = await app.newKey();
+    const polluting = await postForm(app, key, [
+      ['prompt', 'p'],
+      ['extra_body[__proto__][seed]', '1'],
+    ]);
+    expect([polluting.statusCode, polluting.json().error.code]).toEqual([400, 'invalid_json']);
+    const member = await postForm(app, key, [
+      ['prompt', 'p'],
+      ['toString', '1'],
+    ]);
+    expect([member.statusCode, member.json().error.message]).toEqual([422, 'unexpected parameter: toString']);
+    const json = await post(app, key, '{"prompt": "p", "__proto__": {"seed": 1}}');
+    expect([json.statusCode, json.json().error.message]).toEqual([422, 'unexpected parameter: __proto__']);
+    expect(({} as Record<string, unknown>).seed).toBeUndefined();
+    expect(await createdRows(app, key)).toEqual({ tasks: 0, holds: 0, idempotency: 0 });
+  });
+
   const refusals: {
     name: string;
     body: unknown;
