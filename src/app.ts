@@ -4,19 +4,24 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { buildHttpApp } from './http/server.js';
+import { ChatRegistry } from './providers/chat-registry.js';
+import { loadProvidersConfig } from './providers/config.js';
 import { AccountsService } from './services/accounts.js';
 import { AuthService } from './services/auth.js';
 import { CatalogService } from './services/catalog.js';
 import { ChatService } from './services/chat/chat-service.js';
-import { ChatRegistry } from './providers/chat-registry.js';
-import { loadProvidersConfig } from './providers/config.js';
 import { type Clock, systemClock } from './services/clock.js';
+import {
+  ALL_KEYS,
+  type KeyInvalidation,
+  LocalKeyInvalidation,
+  RedisKeyInvalidation,
+} from './services/key-invalidation.js';
 import { MaintenanceService } from './services/maintenance.js';
 import { Metrics } from './services/metrics.js';
-import { ALL_KEYS, type KeyInvalidation, LocalKeyInvalidation, RedisKeyInvalidation } from './services/key-invalidation.js';
+import { SyncImageService } from './services/openai/sync-image.js';
 import { FlexibleRateLimiter } from './services/rate-limit.js';
 import { buildTaskServices } from './services/tasks/build.js';
-import { SyncImageService } from './services/openai/sync-image.js';
 import { WebhookDeliveryService } from './services/webhooks/delivery.js';
 import { type Db, openDatabase } from './storage/db.js';
 import { migrateToLatest } from './storage/migrations.js';
@@ -33,12 +38,17 @@ export interface BuildOptions {
   db?: Db;
 }
 
-export async function buildContext(config: Config, options: BuildOptions = {}): Promise<{ ctx: AppContext; db: Db; redis?: Redis }> {
+export async function buildContext(
+  config: Config,
+  options: BuildOptions = {},
+): Promise<{ ctx: AppContext; db: Db; redis?: Redis }> {
   const clock = options.clock ?? systemClock;
   const db = options.db ?? openDatabase(config);
   await migrateToLatest(db);
   const storage = Storage.from(db);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false })
+    : undefined;
   const accounts = new AccountsService(storage, clock);
   const auth = new AuthService(storage, clock, config.keyCacheTtlMs);
   // The rate limiter treats a Redis that is not ready as down (per-process limits meanwhile), so
@@ -68,13 +78,13 @@ export async function buildContext(config: Config, options: BuildOptions = {}): 
       storage,
       catalog,
       clock,
-      registry: new ChatRegistry(loadProvidersConfig(config.providersFile), { timeoutMs: config.providerTimeoutMs, now: () => clock.now() }),
+      registry: new ChatRegistry(loadProvidersConfig(config.providersFile), {
+        timeoutMs: config.providerTimeoutMs,
+        now: () => clock.now(),
+      }),
     }),
     ...taskServices,
-    syncImages: new SyncImageService(
-      { storage, clock, ...taskServices },
-      { waitMs: config.syncImageWaitMs },
-    ),
+    syncImages: new SyncImageService({ storage, clock, ...taskServices }, { waitMs: config.syncImageWaitMs }),
   };
   return { ctx, db, redis };
 }
@@ -82,7 +92,10 @@ export async function buildContext(config: Config, options: BuildOptions = {}): 
 /** Shared through Redis when there is one, so a key change reaches every process. */
 function buildKeyInvalidation(config: Config, redis: Redis | undefined): KeyInvalidation {
   if (!redis) return new LocalKeyInvalidation();
-  const warn = config.logLevel === 'silent' ? () => {} : (message: string, error: unknown) => console.warn(`[gengate] ${message}:`, error);
+  const warn =
+    config.logLevel === 'silent'
+      ? () => {}
+      : (message: string, error: unknown) => console.warn(`[gengate] ${message}:`, error);
   return new RedisKeyInvalidation(redis, warn);
 }
 

@@ -92,17 +92,23 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
   }
   const redisUrl = env.REDIS_URL || undefined;
-  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
-  const publicUrl = (env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl))
+    problems.push('REDIS_URL must start with redis:// or rediss://');
+  const publicUrl = (env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(
+    /\/+$/,
+    '',
+  );
   try {
     if (!/^https?:$/.test(new URL(publicUrl).protocol)) throw new Error('not http');
   } catch {
     problems.push(`PUBLIC_URL must be an absolute http(s) URL, got "${publicUrl}"`);
   }
   const adminToken = env.ADMIN_TOKEN || undefined;
-  if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters long');
+  if (adminToken !== undefined && adminToken.length < 16)
+    problems.push('ADMIN_TOKEN must be at least 16 characters long');
   const logLevel = env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info');
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   // Read even in production, so a typo is reported; but the demo account is for a first look at an
   // empty embedded database, never for production.
   const demo = bool('DEMO', !databaseUrl) && !production;
@@ -115,7 +121,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
         : trustProxyRaw;
   // Fastify would read "1" as a proxy address; a bare hop count cannot tell a proxy from a client.
   if (typeof trustProxy === 'string' && /^\d+$/.test(trustProxy)) {
-    problems.push('TRUST_PROXY must be true, false or a comma-separated list of proxy addresses/CIDRs, not a hop count');
+    problems.push(
+      'TRUST_PROXY must be true, false or a comma-separated list of proxy addresses/CIDRs, not a hop count',
+    );
   }
 
   const config: Config = {

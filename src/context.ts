@@ -8,11 +8,11 @@ import type { Clock } from './services/clock.js';
 import type { KeyInvalidation } from './services/key-invalidation.js';
 import type { MaintenanceService } from './services/maintenance.js';
 import type { Metrics } from './services/metrics.js';
-import type { RateLimiter } from './services/rate-limit.js';
-import type { WebhookDeliveryService } from './services/webhooks/delivery.js';
 import type { SyncImageService } from './services/openai/sync-image.js';
-import type { Storage } from './storage/storage.js';
+import type { RateLimiter } from './services/rate-limit.js';
 import type { TaskServices } from './services/tasks/build.js';
+import type { WebhookDeliveryService } from './services/webhooks/delivery.js';
+import type { Storage } from './storage/storage.js';
 
 /** Task services (issue 3): tasks, taskEvents, taskProviders, idempotency, objects. */
 export interface AppContext extends TaskServices {

@@ -1,6 +1,7 @@
 // Process entry: `gengate serve|migrate|<admin command>`.
-import { ConfigError, loadConfig } from './config.js';
+
 import { runCli } from './cli/cli.js';
+import { ConfigError, loadConfig } from './config.js';
 
 try {
   const code = await runCli(process.argv.slice(2), loadConfig());

@@ -9,12 +9,16 @@ import type { LoadStats } from '../types.js';
 import { addFigure, asJob, type BenchEnvironment, gengateTarget, measureLoad, section } from './context.js';
 import { failure, preflight } from './preflight.js';
 
-/** autocannon replaces `[<id>]` with a unique id per request. */
-export function generateBody(model: string, webhookUrl?: string): string {
+/** The load replaces `[<id>]` with a unique id per request; `samePrompt` leaves it out. */
+export function generateBody(
+  model: string,
+  webhookUrl?: string,
+  options: { samePrompt?: boolean } = {},
+): string {
   return JSON.stringify({
     params: {
       model_name: model,
-      prompt: 'A lighthouse on a cliff at dusk, waves below, bench [<id>]',
+      prompt: `A lighthouse on a cliff at dusk, waves below, bench${options.samePrompt ? '' : ' [<id>]'}`,
       aspect_ratio: '16:9',
       ...(webhookUrl ? { webhook_url: webhookUrl } : {}),
     },

@@ -23,5 +23,8 @@ export function parseArgs(argv: string[]): ParsedArgs {
 
 export function listFlag(value: string | true | undefined): string[] | undefined {
   if (value === undefined || value === true) return undefined;
-  return value.split(',').map((part) => part.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
 }

@@ -8,8 +8,8 @@ import { AppError } from '../domain/errors.js';
 import { presentDelivery } from '../http/presenters/webhooks.js';
 import { readCatalogFile } from '../services/catalog.js';
 import { demoBanner, seedDemoAccount } from '../services/demo.js';
-import { checkLedger } from '../storage/ledger-check.js';
 import { openDatabase } from '../storage/db.js';
+import { checkLedger } from '../storage/ledger-check.js';
 import { migrateToLatest } from '../storage/migrations.js';
 import { listFlag, parseArgs } from './args.js';
 
@@ -86,14 +86,24 @@ async function operatorCommand(
     value === undefined ? undefined : value === 'none' ? null : parse(String(value));
   switch (`${command} ${sub ?? ''}`.trim()) {
     case 'account create': {
-      const account = await ctx.accounts.createAccount({ messaging_id: flags['messaging-id'], coefficient: flags.coefficient }, cliActor);
-      print({ messaging_id: account.messaging_id, coefficient: account.coefficient_ppm / 1e6, webhook_secret: account.webhook_secret });
+      const account = await ctx.accounts.createAccount(
+        { messaging_id: flags['messaging-id'], coefficient: flags.coefficient },
+        cliActor,
+      );
+      print({
+        messaging_id: account.messaging_id,
+        coefficient: account.coefficient_ppm / 1e6,
+        webhook_secret: account.webhook_secret,
+      });
       return 0;
     }
     case 'account show': {
       const account = await ctx.accounts.accountByMessagingId(rest[0]);
       const keys = await ctx.accounts.keysOf(account.id);
-      print({ messaging_id: account.messaging_id, keys: keys.map((k) => ({ id: k.id, name: k.name, balance: microToRub(k.balance) })) });
+      print({
+        messaging_id: account.messaging_id,
+        keys: keys.map((k) => ({ id: k.id, name: k.name, balance: microToRub(k.balance) })),
+      });
       return 0;
     }
     case 'key create': {
@@ -120,7 +130,12 @@ async function operatorCommand(
       if (ips !== undefined) patch.allowed_ip_cidrs = ips;
       if (rate !== undefined) patch.rate_limit_per_min = rate;
       const key = await ctx.accounts.updateKeyRestrictions(Number(rest[0]), patch, cliActor);
-      print({ id: key.id, allowed_models: key.allowed_models, allowed_ip_cidrs: key.allowed_ip_cidrs, rate_limit_per_min: key.rate_limit_per_min });
+      print({
+        id: key.id,
+        allowed_models: key.allowed_models,
+        allowed_ip_cidrs: key.allowed_ip_cidrs,
+        rate_limit_per_min: key.rate_limit_per_min,
+      });
       return 0;
     }
     case 'key delete':
@@ -168,8 +183,12 @@ async function operatorCommand(
 }
 
 async function serve(config: Config, role: string): Promise<void> {
-  if (!['all', 'api', 'worker'].includes(role)) throw new Error(`--role must be all, api or worker, got ${role}`);
-  const [{ buildGengate }, { startWorkers }] = await Promise.all([import('../app.js'), import('../workers/index.js')]);
+  if (!['all', 'api', 'worker'].includes(role))
+    throw new Error(`--role must be all, api or worker, got ${role}`);
+  const [{ buildGengate }, { startWorkers }] = await Promise.all([
+    import('../app.js'),
+    import('../workers/index.js'),
+  ]);
   const gengate = await buildGengate(config);
   const { ctx, http } = gengate;
   const log = (msg: string, err?: unknown) => http.log.error({ err }, msg);
@@ -179,7 +198,9 @@ async function serve(config: Config, role: string): Promise<void> {
     await http.listen({ host: config.host, port: config.port });
     // Seeded only once listening: a start that fails (port taken) must not use up the one showing of the key.
     const secret = await seedDemoAccount(ctx);
-    console.log(`gengate listening on ${config.publicUrl} (${ctx.storage.engine}); docs at ${config.publicUrl}/docs`);
+    console.log(
+      `gengate listening on ${config.publicUrl} (${ctx.storage.engine}); docs at ${config.publicUrl}/docs`,
+    );
     if (secret) console.log(demoBanner(secret, config.publicUrl));
   } else {
     console.log(`gengate worker running (${ctx.storage.engine})`);

@@ -3,7 +3,11 @@
 
 export const ERRORS = {
   invalid_json: { status: 400, type: 'invalid_request_error', message: 'Request body is not valid JSON' },
-  missing_parameter: { status: 400, type: 'invalid_request_error', message: 'A required parameter is missing' },
+  missing_parameter: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'A required parameter is missing',
+  },
   /** An upstream answered 400/413/422: the request itself is at fault, so the client sees a 4xx. */
   upstream_rejected_request: {
     status: 400,
@@ -27,13 +31,21 @@ export const ERRORS = {
     type: 'insufficient_quota',
     message: 'Balance is below the cost of this request',
   },
-  ip_not_allowed: { status: 403, type: 'permission_error', message: 'Caller IP address is not allowed for this key' },
+  ip_not_allowed: {
+    status: 403,
+    type: 'permission_error',
+    message: 'Caller IP address is not allowed for this key',
+  },
   model_not_allowed: { status: 403, type: 'permission_error', message: 'This key may not use this model' },
   not_found: { status: 404, type: 'not_found_error', message: 'Not found' },
   task_not_found: { status: 404, type: 'not_found_error', message: 'Task not found' },
   model_not_found: { status: 404, type: 'not_found_error', message: 'Model not found or inactive' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed' },
-  account_exists: { status: 409, type: 'conflict_error', message: 'An account with this messaging_id already exists' },
+  account_exists: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'An account with this messaging_id already exists',
+  },
   idempotency_in_progress: {
     status: 409,
     type: 'conflict_error',
@@ -42,14 +54,26 @@ export const ERRORS = {
   /** GET /v1/videos/{id}/content of a video that is not completed (yet, or ever). */
   video_not_ready: { status: 409, type: 'conflict_error', message: 'The video is not completed' },
   payload_too_large: { status: 413, type: 'invalid_request_error', message: 'Request body is too large' },
-  range_not_satisfiable: { status: 416, type: 'invalid_request_error', message: 'The requested range is not satisfiable' },
+  range_not_satisfiable: {
+    status: 416,
+    type: 'invalid_request_error',
+    message: 'The requested range is not satisfiable',
+  },
   unsupported_media_type: {
     status: 415,
     type: 'invalid_request_error',
     message: 'Content-Type must be application/json',
   },
-  model_name_required: { status: 422, type: 'invalid_request_error', message: 'params.model_name is required' },
-  model_has_no_price: { status: 422, type: 'invalid_request_error', message: 'No price is set for this model' },
+  model_name_required: {
+    status: 422,
+    type: 'invalid_request_error',
+    message: 'params.model_name is required',
+  },
+  model_has_no_price: {
+    status: 422,
+    type: 'invalid_request_error',
+    message: 'No price is set for this model',
+  },
   model_kind_not_supported: {
     status: 422,
     type: 'invalid_request_error',
@@ -76,7 +100,11 @@ export const ERRORS = {
   internal_error: { status: 500, type: 'api_error', message: 'Internal server error' },
   upstream_error: { status: 502, type: 'api_error', message: 'The upstream provider failed' },
   /** A task failed because its provider gave no result in time (the hold was released). */
-  provider_timeout: { status: 502, type: 'api_error', message: 'Timeout while waiting for provider response' },
+  provider_timeout: {
+    status: 502,
+    type: 'api_error',
+    message: 'Timeout while waiting for provider response',
+  },
   /** A task failed because its provider is overloaded (the hold was released); retry later. */
   upstream_overloaded: {
     status: 503,
@@ -112,6 +140,12 @@ export class AppError extends Error {
 
 export function errorBody(err: AppError): Record<string, unknown> {
   return {
-    error: { message: err.message, type: err.type, code: err.code, param: err.param, ...(err.extra.body ?? {}) },
+    error: {
+      message: err.message,
+      type: err.type,
+      code: err.code,
+      param: err.param,
+      ...(err.extra.body ?? {}),
+    },
   };
 }

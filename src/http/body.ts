@@ -3,7 +3,8 @@ import { AppError } from '../domain/errors.js';
 
 export function bodyObject(body: unknown): Record<string, unknown> {
   if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw new AppError('invalid_json', 'Request body must be a JSON object');
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw new AppError('invalid_json', 'Request body must be a JSON object');
   return body as Record<string, unknown>;
 }
 

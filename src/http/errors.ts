@@ -21,7 +21,11 @@ export function toAppError(error: FastifyError | Error): AppError {
   if (fastifyError.validation) {
     const first = fastifyError.validation[0];
     const param = first?.instancePath ? first.instancePath.replace(/^\//, '').replace(/\//g, '.') : null;
-    return new AppError('invalid_parameter', `${param ?? fastifyError.validationContext ?? 'request'} ${first?.message ?? 'is invalid'}`, param);
+    return new AppError(
+      'invalid_parameter',
+      `${param ?? fastifyError.validationContext ?? 'request'} ${first?.message ?? 'is invalid'}`,
+      param,
+    );
   }
   if (fastifyError.statusCode === 413) return new AppError('payload_too_large');
   if (fastifyError.statusCode === 415) return new AppError('unsupported_media_type');
@@ -43,6 +47,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendError(reply, appError);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new AppError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`)),
+    sendError(
+      reply,
+      new AppError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
+    ),
   );
 }

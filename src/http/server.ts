@@ -3,32 +3,39 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { registerPanelRoutes } from '../panel/routes.js';
 import { registerErrorHandling } from './errors.js';
 import { registerJsonOnlyBodies } from './plugins/content-type.js';
 import { registerGuard } from './plugins/guard.js';
-import { registerPanelRoutes } from '../panel/routes.js';
 import { registerAdminRoutes } from './routes/admin/admin.js';
 import { registerGenerateRoute } from './routes/native/generate.js';
 import { registerMeRoutes } from './routes/native/me.js';
-import { registerChatCompletionsRoute } from './routes/openai/chat-completions.js';
-import { registerImagesRoute } from './routes/openai/images.js';
-import { registerVideoRoutes } from './routes/openai/videos.js';
 import { registerObjectRoutes } from './routes/native/objects.js';
 import { registerPublicRoutes } from './routes/native/public.js';
 import { registerTaskRoutes } from './routes/native/tasks.js';
+import { registerChatCompletionsRoute } from './routes/openai/chat-completions.js';
+import { registerImagesRoute } from './routes/openai/images.js';
+import { registerVideoRoutes } from './routes/openai/videos.js';
 import { registerMetricsRoute } from './routes/system/metrics.js';
 
-export interface RouteModule {
-  (app: FastifyInstance, ctx: AppContext): void | Promise<void>;
+const REQUEST_ID_PREFIX = crypto.randomUUID().slice(0, 8);
+let requestCounter = 0;
+function nextRequestId(): string {
+  return `${REQUEST_ID_PREFIX}-${(++requestCounter).toString(36)}`;
 }
 
-export async function buildHttpApp(ctx: AppContext, extraRoutes: RouteModule[] = []): Promise<FastifyInstance> {
+export type RouteModule = (app: FastifyInstance, ctx: AppContext) => void | Promise<void>;
+
+export async function buildHttpApp(
+  ctx: AppContext,
+  extraRoutes: RouteModule[] = [],
+): Promise<FastifyInstance> {
   const app = Fastify({
     logger: ctx.config.logLevel === 'silent' ? false : { level: ctx.config.logLevel },
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
-    // Our own request ids; the default counter is fine but make them unique across processes.
-    genReqId: () => crypto.randomUUID(),
+    // Our own request ids, unique across processes: a random prefix per process and a counter.
+    genReqId: nextRequestId,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   });
   registerErrorHandling(app);
@@ -36,13 +43,19 @@ export async function buildHttpApp(ctx: AppContext, extraRoutes: RouteModule[] =
 
   await app.register(swagger, {
     openapi: {
-      info: { title: 'gengate', version: '0.1.0', description: 'Generation gateway: video, image and text models behind one API key.' },
+      info: {
+        title: 'gengate',
+        version: '0.1.0',
+        description: 'Generation gateway: video, image and text models behind one API key.',
+      },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
-  app.get('/openapi.json', { config: { access: 'system' }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { access: 'system' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
 
   registerGuard(app, {
     auth: ctx.auth,

@@ -1,6 +1,6 @@
 // Object storage: local files and S3 (against a loopback S3 stand-in) behind one interface, result
 // copying with a size cap, and the Range parser of the serving route.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -153,6 +153,49 @@ contract('S3', async () => {
     }),
   );
   return { store, stored: () => s3.objects.size };
+});
+
+describe('local object store: identical bytes', () => {
+  const make = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gengate-dedup-'));
+    dirs.push(dir);
+    return { dir, store: new LocalObjectStore(dir) };
+  };
+  const fileOf = (dir: string, name: string) => join(dir, name.slice(0, 2), name);
+
+  it('are written once and linked under a second unguessable name', async () => {
+    const { dir, store } = make();
+    const a = await store.put(payload, { contentType: 'image/png', maxBytes: 10_000 });
+    // Another Buffer with the same content: found by its digest, not by identity.
+    const b = await store.put(Buffer.from(payload), { contentType: 'image/png', maxBytes: 10_000 });
+    expect(a.name).not.toBe(b.name);
+    expect(b.name).toMatch(/^[A-Za-z0-9_-]{22}\.png$/);
+    expect(statSync(fileOf(dir, a.name)).ino).toBe(statSync(fileOf(dir, b.name)).ino);
+    expect(statSync(fileOf(dir, b.name)).nlink).toBe(2);
+    expect(await readAll((await store.get(b.name, { start: 10, end: 19 }))!.stream)).toEqual(
+      payload.subarray(10, 20),
+    );
+  });
+
+  it('survive the deletion of the first name, and a deleted copy is written again', async () => {
+    const { dir, store } = make();
+    const a = await store.put(payload, { contentType: 'image/png', maxBytes: 10_000 });
+    const b = await store.put(payload, { contentType: 'image/png', maxBytes: 10_000 });
+    await store.delete(a.name);
+    expect(await store.stat(a.name)).toBeUndefined();
+    expect(await readAll((await store.get(b.name))!.stream)).toEqual(payload);
+    await store.delete(b.name);
+    const c = await store.put(payload, { contentType: 'image/png', maxBytes: 10_000 });
+    expect(statSync(fileOf(dir, c.name)).nlink).toBe(1);
+    expect(await readAll((await store.get(c.name))!.stream)).toEqual(payload);
+  });
+
+  it('over the size cap are refused before anything is written', async () => {
+    const { store } = make();
+    await expect(store.put(payload, { contentType: 'image/png', maxBytes: 4_999 })).rejects.toBeInstanceOf(
+      ObjectTooLargeError,
+    );
+  });
 });
 
 describe('copyResult', () => {

@@ -39,9 +39,18 @@ export function registerPanelRoutes(app: FastifyInstance, ctx: AppContext): void
 
   app.get<{ Querystring: { token?: string } }>('/panel/login', panel, async (request, reply) => {
     const token = request.query.token ?? '';
-    const opened = /^[A-Za-z0-9_-]{20,100}$/.test(token) ? await sessions.exchangeLoginLink(token, request.ip) : undefined;
+    const opened = /^[A-Za-z0-9_-]{20,100}$/.test(token)
+      ? await sessions.exchangeLoginLink(token, request.ip)
+      : undefined;
     if (!opened) {
-      return html(reply, 401, page('Sign-in', '<h1>Sign-in link invalid</h1><p>This link was already used or has expired. Ask the operator for a new one.</p>'));
+      return html(
+        reply,
+        401,
+        page(
+          'Sign-in',
+          '<h1>Sign-in link invalid</h1><p>This link was already used or has expired. Ask the operator for a new one.</p>',
+        ),
+      );
     }
     setSession(reply, opened.session, SESSION_TTL_MS / 1000, secure);
     return reply.redirect('/panel', 303);
@@ -57,7 +66,11 @@ export function registerPanelRoutes(app: FastifyInstance, ctx: AppContext): void
   app.get('/panel', panel, async (request, reply) => {
     const accountId = await sessions.accountOf(sessionCookie(request));
     if (accountId === undefined) {
-      return html(reply, 401, page('Sign-in', '<h1>gengate panel</h1><p>Open the one-time sign-in link the operator gave you.</p>'));
+      return html(
+        reply,
+        401,
+        page('Sign-in', '<h1>gengate panel</h1><p>Open the one-time sign-in link the operator gave you.</p>'),
+      );
     }
     const since = ctx.clock.now() - 30 * DAY_MS;
     const [account, keys, spend, byModel, audit] = await Promise.all([
@@ -81,10 +94,16 @@ export function registerPanelRoutes(app: FastifyInstance, ctx: AppContext): void
       .join('');
     const modelRows = byModel
       .sort((a, b) => b.requests - a.requests)
-      .map((m) => `<tr><td>${m.key_id}</td><td>${escapeHtml(m.model_id)}</td><td class="num">${m.requests}</td></tr>`)
+      .map(
+        (m) =>
+          `<tr><td>${m.key_id}</td><td>${escapeHtml(m.model_id)}</td><td class="num">${m.requests}</td></tr>`,
+      )
       .join('');
     const auditRows = audit
-      .map((a) => `<tr><td>${new Date(a.created_at).toISOString()}</td><td>${escapeHtml(a.action)}</td><td>${escapeHtml(a.actor)}</td><td><code>${escapeHtml(a.details ?? '')}</code></td></tr>`)
+      .map(
+        (a) =>
+          `<tr><td>${new Date(a.created_at).toISOString()}</td><td>${escapeHtml(a.action)}</td><td>${escapeHtml(a.actor)}</td><td><code>${escapeHtml(a.details ?? '')}</code></td></tr>`,
+      )
       .join('');
     const body = `<header><h1>Account ${escapeHtml(account?.messaging_id)}</h1>
 <form method="post" action="/panel/logout"><button>Sign out</button></form></header>

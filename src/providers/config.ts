@@ -25,7 +25,10 @@ export interface ProvidersConfig {
 
 export const EMPTY_PROVIDERS: ProvidersConfig = { providers: new Map(), routes: new Map() };
 
-export function parseProvidersConfig(text: string, env: Record<string, string | undefined> = process.env): ProvidersConfig {
+export function parseProvidersConfig(
+  text: string,
+  env: Record<string, string | undefined> = process.env,
+): ProvidersConfig {
   const data = (text.trimStart().startsWith('{') ? JSON.parse(text) : YAML.parse(text)) ?? {};
   const problems: string[] = [];
   const providers = new Map<string, ProviderSettings>();
@@ -34,13 +37,20 @@ export function parseProvidersConfig(text: string, env: Record<string, string | 
       problems.push(`providers.${name}.type must be one of ${TYPES.join(', ')}`);
       continue;
     }
-    if (raw.type !== 'simulator' && typeof raw.base_url !== 'string') problems.push(`providers.${name}.base_url is required`);
+    if (raw.type !== 'simulator' && typeof raw.base_url !== 'string')
+      problems.push(`providers.${name}.base_url is required`);
     let apiKey: string | undefined = raw.api_key;
     if (typeof apiKey === 'string' && apiKey.startsWith('env:')) {
       apiKey = env[apiKey.slice(4)];
-      if (apiKey === undefined) problems.push(`providers.${name}.api_key: environment variable ${raw.api_key.slice(4)} is not set`);
+      if (apiKey === undefined)
+        problems.push(`providers.${name}.api_key: environment variable ${raw.api_key.slice(4)} is not set`);
     }
-    providers.set(name, { name, type: raw.type, baseUrl: String(raw.base_url ?? '').replace(/\/+$/, ''), apiKey });
+    providers.set(name, {
+      name,
+      type: raw.type,
+      baseUrl: String(raw.base_url ?? '').replace(/\/+$/, ''),
+      apiKey,
+    });
   }
   const routes = new Map<string, RouteSettings>();
   for (const [modelId, raw] of Object.entries<any>(data.routes ?? {})) {
@@ -48,7 +58,10 @@ export function parseProvidersConfig(text: string, env: Record<string, string | 
       problems.push(`routes.${modelId}.provider must name a configured provider`);
       continue;
     }
-    routes.set(modelId, { provider: raw.provider, model: typeof raw.model === 'string' ? raw.model : modelId });
+    routes.set(modelId, {
+      provider: raw.provider,
+      model: typeof raw.model === 'string' ? raw.model : modelId,
+    });
   }
   if (problems.length > 0) throw new Error(`invalid PROVIDERS_FILE:\n  - ${problems.join('\n  - ')}`);
   return { providers, routes };

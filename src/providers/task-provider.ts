@@ -31,6 +31,11 @@ export interface ProviderOutput {
 
 export type SubmitOutcome =
   | { status: 'submitted'; jobId: string; state?: unknown; retryAfterMs?: number }
+  /**
+   * The upstream answered with the result at once (a synchronous API, or the simulator at 0 ms):
+   * there is no job left to resume, so the task is finalized in one step with `jobId` recorded.
+   */
+  | { status: 'succeeded'; jobId: string; outputs: ProviderOutput[]; usage?: { tokens?: number } }
   /** "Concurrency limit exceeded": nothing was started; the task is re-queued. */
   | { status: 'busy' }
   | { status: 'failed'; message: string };

@@ -5,9 +5,9 @@ import { AppError } from '../domain/errors.js';
 import { displayParts, generateApiKey, hashApiKey } from '../domain/keys/api-key.js';
 import { parseAllowedIpCidrs, parseAllowedModels, parseRateLimit } from '../domain/keys/restrictions.js';
 import { generateWebhookSecret } from '../domain/webhooks/secret.js';
+import { isUniqueViolation } from '../storage/db.js';
 import type { AccountRow } from '../storage/repositories/accounts.js';
 import type { ApiKeyRow } from '../storage/repositories/keys.js';
-import { isUniqueViolation } from '../storage/db.js';
 import type { Storage } from '../storage/storage.js';
 import type { Clock } from './clock.js';
 
@@ -16,9 +16,7 @@ export interface Actor {
   ip?: string | null;
 }
 
-export interface KeyChangeListener {
-  (keyHash: string): void;
-}
+export type KeyChangeListener = (keyHash: string) => void;
 
 export class AccountsService {
   private readonly keyChangeListeners: KeyChangeListener[] = [];
@@ -37,16 +35,38 @@ export class AccountsService {
     for (const listener of this.keyChangeListeners) listener(key.key_hash);
   }
 
-  async createAccount(input: { messaging_id?: unknown; coefficient?: unknown }, by: Actor): Promise<AccountRow> {
+  async createAccount(
+    input: { messaging_id?: unknown; coefficient?: unknown },
+    by: Actor,
+  ): Promise<AccountRow> {
     const messagingId = parseMessagingId(input.messaging_id);
-    const coefficientPpm = input.coefficient === undefined || input.coefficient === null ? 1_000_000 : coefficientToPpm(input.coefficient);
+    const coefficientPpm =
+      input.coefficient === undefined || input.coefficient === null
+        ? 1_000_000
+        : coefficientToPpm(input.coefficient);
     const now = this.clock.now();
-    const exists = () => new AppError('account_exists', `An account with messaging_id ${messagingId} already exists`, 'messaging_id');
+    const exists = () =>
+      new AppError(
+        'account_exists',
+        `An account with messaging_id ${messagingId} already exists`,
+        'messaging_id',
+      );
     try {
       return await this.storage.transaction(async (tx) => {
         if (await tx.accounts.byMessagingId(messagingId)) throw exists();
-        const account = await tx.accounts.create({ messagingId, coefficientPpm, webhookSecret: generateWebhookSecret(), now });
-        await tx.audit.append({ accountId: account.id, ...by, action: 'account.created', details: { messaging_id: messagingId }, now });
+        const account = await tx.accounts.create({
+          messagingId,
+          coefficientPpm,
+          webhookSecret: generateWebhookSecret(),
+          now,
+        });
+        await tx.audit.append({
+          accountId: account.id,
+          ...by,
+          action: 'account.created',
+          details: { messaging_id: messagingId },
+          now,
+        });
         return account;
       });
     } catch (error) {
@@ -69,15 +89,27 @@ export class AccountsService {
   /** Creates a key and returns its secret: the only time the full value exists. Credits nothing. */
   async createKey(
     accountId: number,
-    input: { name?: unknown; allowed_models?: unknown; allowed_ip_cidrs?: unknown; rate_limit_per_min?: unknown },
+    input: {
+      name?: unknown;
+      allowed_models?: unknown;
+      allowed_ip_cidrs?: unknown;
+      rate_limit_per_min?: unknown;
+    },
     by: Actor,
   ): Promise<{ key: ApiKeyRow; secret: string }> {
-    if (input.name !== undefined && input.name !== null && (typeof input.name !== 'string' || input.name.length > 100)) {
+    if (
+      input.name !== undefined &&
+      input.name !== null &&
+      (typeof input.name !== 'string' || input.name.length > 100)
+    ) {
       throw new AppError('invalid_parameter', 'name must be a string of at most 100 characters', 'name');
     }
-    const allowedModels = input.allowed_models === undefined ? null : parseAllowedModels(input.allowed_models);
-    const allowedIpCidrs = input.allowed_ip_cidrs === undefined ? null : parseAllowedIpCidrs(input.allowed_ip_cidrs);
-    const rateLimitPerMin = input.rate_limit_per_min === undefined ? null : parseRateLimit(input.rate_limit_per_min);
+    const allowedModels =
+      input.allowed_models === undefined ? null : parseAllowedModels(input.allowed_models);
+    const allowedIpCidrs =
+      input.allowed_ip_cidrs === undefined ? null : parseAllowedIpCidrs(input.allowed_ip_cidrs);
+    const rateLimitPerMin =
+      input.rate_limit_per_min === undefined ? null : parseRateLimit(input.rate_limit_per_min);
     const secret = generateApiKey();
     const { prefix, last4 } = displayParts(secret);
     const now = this.clock.now();
@@ -93,17 +125,32 @@ export class AccountsService {
         rateLimitPerMin,
         now,
       });
-      await tx.audit.append({ accountId, ...by, action: 'key.created', details: { key_id: created.id, prefix }, now });
+      await tx.audit.append({
+        accountId,
+        ...by,
+        action: 'key.created',
+        details: { key_id: created.id, prefix },
+        now,
+      });
       return created;
     });
     return { key, secret };
   }
 
-  async updateKeyRestrictions(keyId: number, patch: Record<string, unknown>, by: Actor, ownerAccountId?: number): Promise<ApiKeyRow> {
+  async updateKeyRestrictions(
+    keyId: number,
+    patch: Record<string, unknown>,
+    by: Actor,
+    ownerAccountId?: number,
+  ): Promise<ApiKeyRow> {
     const allowed = ['allowed_models', 'allowed_ip_cidrs', 'rate_limit_per_min'];
     const unknown = Object.keys(patch).filter((field) => !allowed.includes(field));
     if (unknown.length > 0) throw new AppError('unknown_field', `unknown field: ${unknown[0]}`, unknown[0]);
-    const update: { allowed_models?: string | null; allowed_ip_cidrs?: string | null; rate_limit_per_min?: number | null } = {};
+    const update: {
+      allowed_models?: string | null;
+      allowed_ip_cidrs?: string | null;
+      rate_limit_per_min?: number | null;
+    } = {};
     if ('allowed_models' in patch) {
       const value = parseAllowedModels(patch.allowed_models);
       update.allowed_models = value ? JSON.stringify(value) : null;
@@ -118,7 +165,13 @@ export class AccountsService {
       const existing = await this.findKey(tx, keyId, ownerAccountId);
       const updated = await tx.keys.updateRestrictions(existing.id, update, now);
       if (!updated) throw new AppError('not_found', 'Key not found');
-      await tx.audit.append({ accountId: updated.account_id, ...by, action: 'key.restrictions_changed', details: { key_id: keyId, ...patch }, now });
+      await tx.audit.append({
+        accountId: updated.account_id,
+        ...by,
+        action: 'key.restrictions_changed',
+        details: { key_id: keyId, ...patch },
+        now,
+      });
       return updated;
     });
     this.keyChanged(key);
@@ -131,7 +184,13 @@ export class AccountsService {
       const existing = await this.findKey(tx, keyId, ownerAccountId);
       const deleted = await tx.keys.softDelete(existing.id, now);
       if (!deleted) throw new AppError('not_found', 'Key not found');
-      await tx.audit.append({ accountId: deleted.account_id, ...by, action: 'key.deleted', details: { key_id: keyId }, now });
+      await tx.audit.append({
+        accountId: deleted.account_id,
+        ...by,
+        action: 'key.deleted',
+        details: { key_id: keyId },
+        now,
+      });
       return deleted;
     });
     this.keyChanged(key);
@@ -147,7 +206,13 @@ export class AccountsService {
       const key = await this.findKey(tx, keyId);
       const balance = await tx.ledger.topup({ keyId, accountId: key.account_id, now }, amount, text);
       if (balance === undefined) throw new AppError('not_found', 'Key not found');
-      await tx.audit.append({ accountId: key.account_id, ...by, action: 'key.topup', details: { key_id: keyId, amount_micro: amount }, now });
+      await tx.audit.append({
+        accountId: key.account_id,
+        ...by,
+        action: 'key.topup',
+        details: { key_id: keyId, amount_micro: amount },
+        now,
+      });
       return balance;
     });
   }
@@ -162,9 +227,19 @@ export class AccountsService {
       const key = await this.findKey(tx, keyId);
       const balance = await tx.ledger.adjust({ keyId, accountId: key.account_id, now }, amount, text);
       if (balance === undefined) {
-        throw new AppError('insufficient_balance', `The balance of key ${keyId} does not cover a debit of ${-amount / 1e6} RUB`, 'amount_rub');
+        throw new AppError(
+          'insufficient_balance',
+          `The balance of key ${keyId} does not cover a debit of ${-amount / 1e6} RUB`,
+          'amount_rub',
+        );
       }
-      await tx.audit.append({ accountId: key.account_id, ...by, action: 'key.adjusted', details: { key_id: keyId, amount_micro: amount, note: text }, now });
+      await tx.audit.append({
+        accountId: key.account_id,
+        ...by,
+        action: 'key.adjusted',
+        details: { key_id: keyId, amount_micro: amount, note: text },
+        now,
+      });
       return balance;
     });
   }
@@ -186,7 +261,10 @@ export class AccountsService {
 
   private async findKey(tx: Storage, keyId: number, ownerAccountId?: number): Promise<ApiKeyRow> {
     if (!Number.isSafeInteger(keyId) || keyId <= 0) throw new AppError('not_found', 'Key not found');
-    const key = ownerAccountId === undefined ? await tx.keys.byIdForOperator(keyId) : await tx.keys.forAccount(ownerAccountId, keyId);
+    const key =
+      ownerAccountId === undefined
+        ? await tx.keys.byIdForOperator(keyId)
+        : await tx.keys.forAccount(ownerAccountId, keyId);
     if (!key) throw new AppError('not_found', 'Key not found');
     return key;
   }

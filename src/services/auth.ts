@@ -25,6 +25,11 @@ interface CacheEntry {
 
 export class AuthService {
   private readonly cache = new Map<string, CacheEntry>();
+  /**
+   * Authorization header → key hash: a pure function of the header, memoized because the same few
+   * keys call again and again and the SHA-256 plus the parse cost more than the cache lookup.
+   */
+  private readonly hashes = new Map<string, string>();
   /** Bumped by every eviction, so a load that raced with one is not cached (see authenticate). */
   private generation = 0;
 
@@ -37,9 +42,7 @@ export class AuthService {
 
   /** Resolves `Authorization: Bearer <key>`; anything else is 401. */
   async authenticate(authorization: string | undefined): Promise<AuthenticatedKey> {
-    const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
-    if (!match || !looksLikeApiKey(match[1])) throw new AppError('invalid_api_key');
-    const keyHash = hashApiKey(match[1]);
+    const keyHash = this.hashOf(authorization);
     const now = this.clock.now();
     const cached = this.cache.get(keyHash);
     let key: AuthenticatedKey | null;
@@ -57,6 +60,17 @@ export class AuthService {
     }
     if (!key) throw new AppError('invalid_api_key');
     return key;
+  }
+
+  private hashOf(authorization: string | undefined): string {
+    let keyHash = authorization === undefined ? undefined : this.hashes.get(authorization);
+    if (keyHash !== undefined) return keyHash;
+    const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+    if (!match || !looksLikeApiKey(match[1])) throw new AppError('invalid_api_key');
+    keyHash = hashApiKey(match[1]);
+    if (this.hashes.size >= this.maxEntries) this.hashes.clear();
+    this.hashes.set(authorization as string, keyHash);
+    return keyHash;
   }
 
   private async load(keyHash: string): Promise<AuthenticatedKey | null> {

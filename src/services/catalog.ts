@@ -1,7 +1,7 @@
 // The model catalog, cached in memory. Admin changes update the local cache at once; other
 // processes notice within `refreshMs` through a cheap version query.
 import { readFileSync } from 'node:fs';
-import { parseCatalogEntry, type CatalogEntryInput } from '../domain/catalog/catalog-file.js';
+import { type CatalogEntryInput, parseCatalogEntry } from '../domain/catalog/catalog-file.js';
 import { type CatalogModel, isPublic } from '../domain/catalog/model.js';
 import type { Storage } from '../storage/storage.js';
 import type { Clock } from './clock.js';
@@ -30,7 +30,8 @@ export class CatalogService {
 
   /** Seeds the default catalog into an empty database, then loads the cache. */
   async init(): Promise<void> {
-    if ((await this.storage.models.count()) === 0) await this.importModels(readCatalogFile(DEFAULT_CATALOG, this.clock.now()));
+    if ((await this.storage.models.count()) === 0)
+      await this.importModels(readCatalogFile(DEFAULT_CATALOG, this.clock.now()));
     await this.reload();
   }
 

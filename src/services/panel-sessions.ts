@@ -20,7 +20,13 @@ export class PanelSessions {
     const now = this.clock.now();
     await this.storage.db
       .insertInto('panel_tokens')
-      .values({ token_hash: hashToken(token), account_id: accountId, kind, expires_at: now + ttlMs, created_at: now })
+      .values({
+        token_hash: hashToken(token),
+        account_id: accountId,
+        kind,
+        expires_at: now + ttlMs,
+        created_at: now,
+      })
       .execute();
     return { token, expiresAt: now + ttlMs };
   }
@@ -30,7 +36,10 @@ export class PanelSessions {
   }
 
   /** Spends a login link (once, before it expires) and opens a session; undefined when invalid. */
-  async exchangeLoginLink(token: string, ip: string): Promise<{ session: string; accountId: number } | undefined> {
+  async exchangeLoginLink(
+    token: string,
+    ip: string,
+  ): Promise<{ session: string; accountId: number } | undefined> {
     const now = this.clock.now();
     const spent = await this.storage.db
       .updateTable('panel_tokens')
@@ -43,7 +52,13 @@ export class PanelSessions {
       .executeTakeFirst();
     if (!spent) return undefined;
     const { token: session } = await this.issue(spent.account_id, 'session', SESSION_TTL_MS);
-    await this.storage.audit.append({ accountId: spent.account_id, actor: 'owner', action: 'panel.login', ip, now });
+    await this.storage.audit.append({
+      accountId: spent.account_id,
+      actor: 'owner',
+      action: 'panel.login',
+      ip,
+      now,
+    });
     return { session, accountId: spent.account_id };
   }
 
@@ -60,6 +75,10 @@ export class PanelSessions {
   }
 
   async end(session: string): Promise<void> {
-    await this.storage.db.deleteFrom('panel_tokens').where('token_hash', '=', hashToken(session)).where('kind', '=', 'session').execute();
+    await this.storage.db
+      .deleteFrom('panel_tokens')
+      .where('token_hash', '=', hashToken(session))
+      .where('kind', '=', 'session')
+      .execute();
   }
 }

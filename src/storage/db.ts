@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
+import { BACKSTOP_CHECKPOINT_PAGES, type Checkpointer, startCheckpointer } from './sqlite-checkpointer.js';
 import { ImmediateSqliteDialect, SQLITE_BUSY_WAIT_MS } from './sqlite-driver.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -37,7 +38,8 @@ function withStatementCache(db: BetterSqlite3.Database) {
   };
 }
 
-export function openSqlite(file: string): Db {
+/** `backgroundCheckpoint`: checkpoint the WAL on a worker thread (the server; see sqlite-checkpointer.ts). */
+export function openSqlite(file: string, options: { backgroundCheckpoint?: boolean } = {}): Db {
   if (file !== ':memory:') mkdirSync(join(file, '..'), { recursive: true });
   const raw = new BetterSqlite3(file);
   // Opening may wait for another process synchronously (once, at start); afterwards a locked
@@ -47,10 +49,26 @@ export function openSqlite(file: string): Db {
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 0');
+  // Temporary tables and sorts in memory, not in temp files; a 32 MB page cache (the default is 2 MB)
+  // keeps the hot tables' pages in memory.
+  raw.pragma('temp_store = MEMORY');
+  raw.pragma('cache_size = -32000');
+  let checkpointer: Checkpointer | undefined;
+  if (options.backgroundCheckpoint && file !== ':memory:') {
+    checkpointer = startCheckpointer(file);
+    raw.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+  }
   const kysely = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) as never }),
   });
-  return { kysely, engine: 'sqlite', close: () => kysely.destroy() };
+  return {
+    kysely,
+    engine: 'sqlite',
+    close: async () => {
+      await checkpointer?.stop();
+      await kysely.destroy();
+    },
+  };
 }
 
 export function openPostgres(url: string, poolSize = 10): Db {
@@ -72,5 +90,7 @@ export function isCheckViolation(error: unknown): boolean {
 }
 
 export function openDatabase(options: { databaseUrl?: string; dataDir: string }): Db {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openSqlite(join(options.dataDir, 'gengate.db'));
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl)
+    : openSqlite(join(options.dataDir, 'gengate.db'), { backgroundCheckpoint: true });
 }

@@ -129,7 +129,11 @@ function migrations(engine: Engine): Record<string, Migration> {
           )
           .execute();
         await db.schema.createIndex('tasks_queue').on('tasks').columns(['status', 'run_at']).execute();
-        await db.schema.createIndex('tasks_account').on('tasks').columns(['account_id', 'created_at']).execute();
+        await db.schema
+          .createIndex('tasks_account')
+          .on('tasks')
+          .columns(['account_id', 'created_at'])
+          .execute();
 
         await db.schema
           .createTable('idempotency_keys')
@@ -145,7 +149,11 @@ function migrations(engine: Engine): Record<string, Migration> {
           .addColumn('expires_at', 'bigint', (c) => c.notNull())
           .addUniqueConstraint('idempotency_key_scope', ['key_id', 'idem_key'])
           .execute();
-        await db.schema.createIndex('idempotency_expiry').on('idempotency_keys').column('expires_at').execute();
+        await db.schema
+          .createIndex('idempotency_expiry')
+          .on('idempotency_keys')
+          .column('expires_at')
+          .execute();
 
         await db.schema
           .createTable('webhook_deliveries')
@@ -180,7 +188,11 @@ function migrations(engine: Engine): Record<string, Migration> {
           .addColumn('ip', 'text')
           .addColumn('created_at', 'bigint', (c) => c.notNull())
           .execute();
-        await db.schema.createIndex('audit_account').on('audit_log').columns(['account_id', 'created_at']).execute();
+        await db.schema
+          .createIndex('audit_account')
+          .on('audit_log')
+          .columns(['account_id', 'created_at'])
+          .execute();
 
         await db.schema
           .createTable('settings')
@@ -203,10 +215,23 @@ function migrations(engine: Engine): Record<string, Migration> {
           .addColumn('latency_ms', 'bigint', (c) => c.notNull().defaultTo(0))
           .addColumn('created_at', 'bigint', (c) => c.notNull())
           .execute();
-        await db.schema.createIndex('usage_key').on('usage_records').columns(['key_id', 'created_at']).execute();
-        await db.schema.createIndex('usage_account').on('usage_records').columns(['account_id', 'created_at']).execute();
+        await db.schema
+          .createIndex('usage_key')
+          .on('usage_records')
+          .columns(['key_id', 'created_at'])
+          .execute();
+        await db.schema
+          .createIndex('usage_account')
+          .on('usage_records')
+          .columns(['account_id', 'created_at'])
+          .execute();
         // The janitor looks for chat holds abandoned by a crashed process.
-        await db.schema.createIndex('usage_pending').on('usage_records').column('created_at').where(sql.ref('status'), '=', 'pending').execute();
+        await db.schema
+          .createIndex('usage_pending')
+          .on('usage_records')
+          .column('created_at')
+          .where(sql.ref('status'), '=', 'pending')
+          .execute();
 
         // One-time panel sign-in links and panel sessions; only token hashes are stored.
         await db.schema

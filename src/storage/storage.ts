@@ -2,6 +2,7 @@
 // Use cases that move money call `transaction` and use only the repositories of `tx`.
 import type { Kysely } from 'kysely';
 import type { Db, Engine } from './db.js';
+import { GroupCommit } from './group-commit.js';
 import { AccountsRepository } from './repositories/accounts.js';
 import { AnalyticsRepository } from './repositories/analytics.js';
 import { AuditRepository } from './repositories/audit.js';
@@ -10,8 +11,8 @@ import { KeysRepository } from './repositories/keys.js';
 import { LedgerRepository } from './repositories/ledger.js';
 import { ModelsRepository } from './repositories/models.js';
 import { SettingsRepository } from './repositories/settings.js';
-import { UsageRepository } from './repositories/usage.js';
 import { TasksRepository } from './repositories/tasks.js';
+import { UsageRepository } from './repositories/usage.js';
 import { WebhooksRepository } from './repositories/webhooks.js';
 import type { Database } from './schema.js';
 
@@ -28,11 +29,15 @@ export class Storage {
   readonly usage: UsageRepository;
   readonly analytics: AnalyticsRepository;
 
+  /** SQLite: transactions that arrive together commit together (see group-commit.ts). */
+  private readonly groupCommit: GroupCommit | undefined;
+
   constructor(
     readonly db: Kysely<Database>,
     readonly engine: Engine,
     private readonly inTransaction = false,
   ) {
+    this.groupCommit = engine === 'sqlite' && !inTransaction ? new GroupCommit(db) : undefined;
     this.accounts = new AccountsRepository(db);
     this.keys = new KeysRepository(db);
     this.ledger = new LedgerRepository(db);
@@ -53,6 +58,7 @@ export class Storage {
   /** Runs `work` in one transaction; nested calls join the outer one. */
   async transaction<T>(work: (tx: Storage) => Promise<T>): Promise<T> {
     if (this.inTransaction) return work(this);
+    if (this.groupCommit) return this.groupCommit.run((trx) => work(new Storage(trx, this.engine, true)));
     return this.db.transaction().execute((trx) => work(new Storage(trx, this.engine, true)));
   }
 }

@@ -2,9 +2,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Engine } from '../storage/db.js';
 import { buildGengate, type Gengate } from '../app.js';
 import { type Config, loadConfig } from '../config.js';
+import type { Engine } from '../storage/db.js';
 import { openTestDb, type TestDb } from './db.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -13,7 +13,12 @@ export interface TestApp extends Gengate {
   db: TestDb;
   config: Config;
   /** Creates an account and a key with `balanceRub` on it; returns the full key. */
-  newKey(options?: { balanceRub?: number; messagingId?: number; coefficient?: number; restrictions?: Record<string, unknown> }): Promise<TestKey>;
+  newKey(options?: {
+    balanceRub?: number;
+    messagingId?: number;
+    coefficient?: number;
+    restrictions?: Record<string, unknown>;
+  }): Promise<TestKey>;
   dispose(): Promise<void>;
 }
 
@@ -50,8 +55,12 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const db = options.db ?? (await openTestDb(options.engine ?? 'sqlite'));
   // Result files go to a private directory unless the test chose one, never into ./data.
-  const ownDataDir = options.config?.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'gengate-data-')) : undefined;
-  const config = testConfig({ ...(ownDataDir ? { dataDir: ownDataDir } : {}), ...options.config }, options.env);
+  const ownDataDir =
+    options.config?.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'gengate-data-')) : undefined;
+  const config = testConfig(
+    { ...(ownDataDir ? { dataDir: ownDataDir } : {}), ...options.config },
+    options.env,
+  );
   const gengate = await buildGengate(config, { db });
   const { ctx } = gengate;
   const by = { actor: 'test' };
@@ -59,9 +68,15 @@ export async function createTestApp(
     ...gengate,
     db,
     config,
-    async newKey({ balanceRub = 1000, messagingId = nextMessagingId++, coefficient, restrictions = {} } = {}) {
+    async newKey({
+      balanceRub = 1000,
+      messagingId = nextMessagingId++,
+      coefficient,
+      restrictions = {},
+    } = {}) {
       const existing = await ctx.storage.accounts.byMessagingId(messagingId);
-      const account = existing ?? (await ctx.accounts.createAccount({ messaging_id: messagingId, coefficient }, by));
+      const account =
+        existing ?? (await ctx.accounts.createAccount({ messaging_id: messagingId, coefficient }, by));
       const { key, secret } = await ctx.accounts.createKey(account.id, restrictions, by);
       if (balanceRub > 0) await ctx.accounts.topup(key.id, balanceRub, 'test', by);
       return {

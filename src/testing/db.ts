@@ -1,8 +1,9 @@
 // Test databases: a fresh SQLite file or a fresh PostgreSQL schema per suite, migrated.
+
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { type Db, type Engine, openPostgres, openSqlite } from '../storage/db.js';
 import { migrateToLatest } from '../storage/migrations.js';

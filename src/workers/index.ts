@@ -11,7 +11,12 @@ export interface RunningWorker {
 }
 
 /** A loop that runs `tick` every `intervalMs` until stopped, never overlapping itself. */
-export function startLoop(name: string, intervalMs: number, tick: () => Promise<unknown>, onError: (e: unknown) => void): RunningWorker {
+export function startLoop(
+  name: string,
+  intervalMs: number,
+  tick: () => Promise<unknown>,
+  onError: (e: unknown) => void,
+): RunningWorker {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -42,8 +47,18 @@ export async function startWorkers(
 ): Promise<RunningWorker[]> {
   return [
     startTaskRunner(ctx, log, info),
-    startLoop('janitor', 60_000, () => runJanitorOnce(ctx), (e) => log('janitor failed', e)),
+    startLoop(
+      'janitor',
+      60_000,
+      () => runJanitorOnce(ctx),
+      (e) => log('janitor failed', e),
+    ),
     startWebhookSender(ctx, log),
-    startLoop('chat-holds', 60_000, () => releaseAbandonedChatHolds(ctx.storage, ctx.clock.now()), (e) => log('chat hold sweep failed', e)),
+    startLoop(
+      'chat-holds',
+      60_000,
+      () => releaseAbandonedChatHolds(ctx.storage, ctx.clock.now()),
+      (e) => log('chat hold sweep failed', e),
+    ),
   ];
 }

@@ -196,7 +196,7 @@ describe.each(ENGINES)('task runner with the simulator on %s', (engine) => {
     await waitForFinal(app, owner, taskId);
   });
 
-  it('waitForFinal returns the task once final, or as it is when the wait runs out; never another account\'s', async () => {
+  it("waitForFinal returns the task once final, or as it is when the wait runs out; never another account's", async () => {
     const key = await app.newKey({ balanceRub: 100 });
     const slow = await create(app, key, { model_name: 'seedance-2', prompt: 'slow [sim:delay=600]' });
     const early = await app.ctx.tasks.waitForFinal(key.accountId, slow, 50);
@@ -204,7 +204,9 @@ describe.each(ENGINES)('task runner with the simulator on %s', (engine) => {
     const done = await app.ctx.tasks.waitForFinal(key.accountId, slow, 5_000);
     expect(done.status).toBe('completed');
     const other = await app.newKey({ balanceRub: 1 });
-    await expect(app.ctx.tasks.waitForFinal(other.accountId, slow, 100)).rejects.toMatchObject({ code: 'task_not_found' });
+    await expect(app.ctx.tasks.waitForFinal(other.accountId, slow, 100)).rejects.toMatchObject({
+      code: 'task_not_found',
+    });
   });
 
   it('the Task object has exactly the spec fields, created_at in ISO 8601 UTC with milliseconds', async () => {

@@ -27,6 +27,7 @@ export class TaskRunner implements RunningWorker {
   private readonly step: TaskStep;
   private readonly inFlight = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
+  private timerAt = 0;
   private ticking: Promise<unknown> | undefined;
   private again = false;
   private stopped = true;
@@ -59,7 +60,11 @@ export class TaskRunner implements RunningWorker {
 
   private schedule(delayMs: number): void {
     if (this.stopped) return;
+    // A timer that fires as soon keeps its place: a stream of nudges (one per created task) must
+    // not keep postponing the claim.
+    if (this.timer && this.timerAt <= Date.now() + delayMs) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerAt = Date.now() + delayMs;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.ticking = this.tick().finally(() => {
@@ -117,6 +122,7 @@ export class TaskRunner implements RunningWorker {
     this.stopped = true;
     this.unsubscribe?.();
     if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     await this.ticking;
     await Promise.all(this.inFlight.values());
   }

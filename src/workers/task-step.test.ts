@@ -6,8 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PollOutcome, ProviderTask, SubmitOutcome, TaskProvider } from '../providers/task-provider.js';
+import { TasksRepository } from '../storage/repositories/tasks.js';
 import type { TestKey } from '../testing/app.js';
 import {
   balanceOf,
@@ -29,7 +30,11 @@ class ScriptedProvider implements TaskProvider {
     this.submits.set(task.id, (this.submits.get(task.id) ?? 0) + 1);
     if (task.params.prompt === 'refuse')
       return { status: 'failed', message: 'unexpected parameter: sharpness' };
-    return { status: 'submitted', jobId: `job-${task.id}`, retryAfterMs: 1 };
+    return {
+      status: 'submitted',
+      jobId: `job-${task.id}`,
+      retryAfterMs: task.params.prompt === 'ready' ? 0 : 1,
+    };
   }
 
   async poll(_jobId: string, task: ProviderTask): Promise<PollOutcome> {
@@ -37,7 +42,7 @@ class ScriptedProvider implements TaskProvider {
     this.polls.set(task.id, n);
     if (task.params.prompt === 'flaky' && n === 1) throw new Error('ECONNRESET');
     if (task.params.prompt === 'busy-once' && task.requeues === 0) return { status: 'busy' };
-    if (n < 2) return { status: 'running', retryAfterMs: 1 };
+    if (n < 2 && task.params.prompt !== 'ready') return { status: 'running', retryAfterMs: 1 };
     return { status: 'succeeded', outputs: [{ source: { kind: 'url', url: this.fileUrl }, durationSec: 5 }] };
   }
 }
@@ -92,6 +97,27 @@ describe('task steps against an upstream', () => {
     const file = await app.http.inject({ method: 'GET', url: new URL(task.result!.video_url).pathname });
     expect(file.rawPayload).toEqual(video);
     expect(provider.submits.get(taskId)).toBe(1);
+  });
+
+  it('a job ready at submit is polled in the same step: claimed once, job id stored, settled', async () => {
+    const claim = vi.spyOn(TasksRepository.prototype, 'claimDue');
+    try {
+      const before = await balanceOf(app, key);
+      const { taskId, task } = await run('ready');
+      expect(task.status).toBe('completed');
+      expect(provider.submits.get(taskId)).toBe(1);
+      expect(provider.polls.get(taskId)).toBe(1);
+      const claims = await Promise.all(claim.mock.results.map((r) => r.value as Promise<{ id: string }[]>));
+      expect(claims.flat().filter((row) => row.id === taskId)).toHaveLength(1);
+      const row = await app.ctx.storage.tasks.byIdForWorker(taskId);
+      expect(row).toMatchObject({ provider_job_id: `job-${taskId}`, attempts: 1, lease_owner: null });
+      const after = await balanceOf(app, key);
+      expect(after.held).toBe(before.held);
+      expect(after.balance).toBe(before.balance - (row?.cost ?? 0));
+      expect(row?.cost).toBeGreaterThan(0);
+    } finally {
+      claim.mockRestore();
+    }
   });
 
   it('retries after a network error while polling, without submitting again', async () => {

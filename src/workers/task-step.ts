@@ -131,12 +131,27 @@ export class TaskStep {
     const now = this.deps.clock.now();
     if (outcome.status === 'busy') return this.requeue(task);
     if (outcome.status === 'failed') return this.finish(task, { status: 'failed', error: outcome.message });
+    if (outcome.status === 'succeeded') {
+      this.deps.log.info('task submitted', {
+        task_id: task.id,
+        job_id: outcome.jobId,
+        provider: task.provider,
+        stored: false,
+      });
+      // Nothing to resume: the result and the job id are stored together when the task finishes.
+      return this.complete(task, job, outcome.outputs, outcome.usage, outcome.jobId);
+    }
     const nextState: RunnerState = { upstream_model: state.upstream_model, polls: 0 };
+    // A job the provider says is ready at once (the simulator at 0 ms latency) is polled in this
+    // same step: the job id is stored first (the recovery point) but the lease is kept, which saves
+    // a hand-back to the queue, a claim and a second step per task.
+    const pollNow = outcome.retryAfterMs !== undefined && outcome.retryAfterMs <= 0;
     const stored = await this.deps.storage.tasks.recordSubmission(task.id, this.settings.workerId, {
       jobId: outcome.jobId,
       providerState: JSON.stringify(nextState),
       nextPollAt: Math.min(now + pollDelay(0, this.settings.minPollDelayMs, outcome.retryAfterMs), deadline),
       now,
+      keepLease: pollNow,
     });
     // Logged for every accepted submit, stored or not: the crash test counts these lines.
     this.deps.log.info('task submitted', {
@@ -145,6 +160,8 @@ export class TaskStep {
       provider: task.provider,
       stored,
     });
+    if (pollNow && stored)
+      await this.poll({ ...task, provider_job_id: outcome.jobId }, provider, job, nextState, deadline);
   }
 
   private async poll(
@@ -183,6 +200,7 @@ export class TaskStep {
     job: ProviderTask,
     outputs: ProviderOutput[],
     usage: { tokens?: number } | undefined,
+    providerJobId?: string,
   ): Promise<void> {
     if (outputs.length === 0)
       return this.finish(task, { status: 'failed', error: 'Provider returned no result' });
@@ -221,6 +239,7 @@ export class TaskStep {
       status: 'completed',
       result,
       cost: actualCost(pricing, task.hold_amount, usage),
+      providerJobId,
     });
   }
 

@@ -9,9 +9,11 @@ export const MAX_MICRO = 1_000_000_000 * MICRO_PER_RUB;
 
 /** Parses a ruble amount given as a JSON number or decimal string ("12.5") into micro-rubles. */
 export function rubToMicro(value: unknown, param = 'amount_rub'): Micro {
-  const text = typeof value === 'number' ? numberToDecimal(value) : typeof value === 'string' ? value.trim() : '';
+  const text =
+    typeof value === 'number' ? numberToDecimal(value) : typeof value === 'string' ? value.trim() : '';
   const match = /^(-?)(\d+)(?:\.(\d{1,6}))?$/.exec(text);
-  if (!match) throw new AppError('invalid_parameter', `${param} must be a number with at most 6 decimals`, param);
+  if (!match)
+    throw new AppError('invalid_parameter', `${param} must be a number with at most 6 decimals`, param);
   const [, sign, whole, frac = ''] = match;
   const micro = Number(whole) * MICRO_PER_RUB + Number(frac.padEnd(6, '0'));
   if (!Number.isSafeInteger(micro) || micro > MAX_MICRO) {

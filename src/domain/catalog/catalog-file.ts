@@ -1,6 +1,7 @@
 // Reads catalog entries in their file/admin form (rubles) into the domain form (micro-rubles).
-import { AppError } from '../errors.js';
+
 import { rubToMicro } from '../billing/money.js';
+import { AppError } from '../errors.js';
 import type { CatalogModel, ModelKind, ModelUnit } from './model.js';
 
 const KINDS: ModelKind[] = ['video', 'image', 'text'];
@@ -28,18 +29,32 @@ export function parseCatalogEntry(id: string, input: CatalogEntryInput, now: num
   };
   if (!/^[a-z0-9][a-z0-9._:-]{0,127}$/i.test(id)) fail('id', 'model id must be 1-128 of [a-z0-9._:-]');
   const text = (param: string, value: unknown) =>
-    typeof value === 'string' && value.length > 0 && value.length <= 200 ? value : fail(param, `${param} must be a non-empty string`);
-  const kind = KINDS.includes(input.kind as ModelKind) ? (input.kind as ModelKind) : fail('kind', `kind must be one of ${KINDS.join(', ')}`);
-  const unit = UNITS.includes(input.unit as ModelUnit) ? (input.unit as ModelUnit) : fail('unit', `unit must be one of ${UNITS.join(', ')}`);
+    typeof value === 'string' && value.length > 0 && value.length <= 200
+      ? value
+      : fail(param, `${param} must be a non-empty string`);
+  const kind = KINDS.includes(input.kind as ModelKind)
+    ? (input.kind as ModelKind)
+    : fail('kind', `kind must be one of ${KINDS.join(', ')}`);
+  const unit = UNITS.includes(input.unit as ModelUnit)
+    ? (input.unit as ModelUnit)
+    : fail('unit', `unit must be one of ${UNITS.join(', ')}`);
   const price = (param: string, value: unknown) => {
     if (value === null || value === undefined) return null;
     const micro = rubToMicro(value, param);
     return micro < 0 ? fail(param, `${param} must not be negative`) : micro;
   };
   const flag = (param: string, value: unknown, fallback: boolean) =>
-    value === undefined ? fallback : typeof value === 'boolean' ? value : fail(param, `${param} must be a boolean`);
+    value === undefined
+      ? fallback
+      : typeof value === 'boolean'
+        ? value
+        : fail(param, `${param} must be a boolean`);
   const objectOrNull = (param: string, value: unknown) =>
-    value === undefined || value === null ? null : typeof value === 'object' && !Array.isArray(value) ? value : fail(param, `${param} must be an object`);
+    value === undefined || value === null
+      ? null
+      : typeof value === 'object' && !Array.isArray(value)
+        ? value
+        : fail(param, `${param} must be an object`);
   const route = objectOrNull('route', input.route) as CatalogModel['route'];
   if (route && (typeof route.provider !== 'string' || typeof route.model !== 'string')) {
     fail('route', 'route must be {provider, model}');

@@ -34,5 +34,5 @@ export function displayParts(key: string): { prefix: string; last4: string } {
 
 /** Cheap shape check before any lookup, so junk never reaches the database. */
 export function looksLikeApiKey(value: string): boolean {
-  return value.length >= 20 && value.length <= 128 && /^[A-Za-z0-9_\-]+$/.test(value);
+  return value.length >= 20 && value.length <= 128 && /^[A-Za-z0-9_-]+$/.test(value);
 }

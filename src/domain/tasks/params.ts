@@ -51,7 +51,9 @@ export class ParamsValidator {
 
   /** Returns a copy of `params` with the schema defaults applied, or throws the first failure. */
   validate(model: CatalogModel, params: Params): Params {
-    const copy = structuredClone(params);
+    // Params come from a JSON body and are stored as JSON: a JSON round trip is a faithful deep copy,
+    // and for small objects several times cheaper than structuredClone.
+    const copy = JSON.parse(JSON.stringify(params)) as Params;
     const validate = this.validatorFor(model);
     if (!validate || validate(copy)) return copy;
     throw toAppError(validate.errors ?? []);

@@ -1,11 +1,11 @@
 // The checks every request passes before its handler, in the order of DESIGN.md section 4:
 // maintenance 503 → auth 401 → IP 403 → rate 429. They run in onRequest, before the body is parsed,
 // so a malformed body from an unauthenticated caller still answers 401.
-import { timingSafeEqual, createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import { ipAllowed } from '../../domain/keys/restrictions.js';
-import type { AuthService, AuthenticatedKey } from '../../services/auth.js';
+import type { AuthenticatedKey, AuthService } from '../../services/auth.js';
 import type { MaintenanceService } from '../../services/maintenance.js';
 import { RATE_WINDOW_SECONDS, type RateLimiter } from '../../services/rate-limit.js';
 
@@ -50,12 +50,15 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     if (access === 'system') return;
     if (access === 'admin') {
       // Without ADMIN_TOKEN the admin API does not exist.
-      if (!deps.adminToken) throw new AppError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`);
+      if (!deps.adminToken)
+        throw new AppError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`);
       const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-      if (!match || !sameSecret(match[1], deps.adminToken)) throw new AppError('invalid_api_key', 'Invalid admin token');
+      if (!match || !sameSecret(match[1], deps.adminToken))
+        throw new AppError('invalid_api_key', 'Invalid admin token');
       return;
     }
-    if (await deps.maintenance.isEnabled()) throw new AppError('maintenance', undefined, null, { headers: { 'Retry-After': '60' } });
+    if (await deps.maintenance.isEnabled())
+      throw new AppError('maintenance', undefined, null, { headers: { 'Retry-After': '60' } });
     if (access !== 'key') return;
 
     const key = await deps.auth.authenticate(request.headers.authorization);
@@ -70,7 +73,9 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     reply.header('RateLimit-Remaining', decision.remaining);
     reply.header('RateLimit-Reset', decision.resetSeconds);
     if (!decision.allowed) {
-      throw new AppError('rate_limited', undefined, null, { headers: { 'Retry-After': String(decision.resetSeconds) } });
+      throw new AppError('rate_limited', undefined, null, {
+        headers: { 'Retry-After': String(decision.resetSeconds) },
+      });
     }
   });
 }

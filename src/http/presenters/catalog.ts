@@ -11,7 +11,10 @@ export function presentCatalogEntry(model: CatalogModel) {
     unit: model.unit,
     priceRub: model.priceMicro === null ? null : microToRub(model.priceMicro),
     ...(model.kind === 'text'
-      ? { priceOutputRub: model.priceOutputMicro === null ? null : microToRub(model.priceOutputMicro), vision: model.vision }
+      ? {
+          priceOutputRub: model.priceOutputMicro === null ? null : microToRub(model.priceOutputMicro),
+          vision: model.vision,
+        }
       : {}),
   };
 }
@@ -32,5 +35,10 @@ export function presentAdminModel(model: CatalogModel) {
 
 /** OpenAI's model list shape for GET /v1/models. */
 export function presentOpenAiModel(model: CatalogModel) {
-  return { id: model.id, object: 'model' as const, created: Math.floor(model.updatedAt / 1000), owned_by: model.provider };
+  return {
+    id: model.id,
+    object: 'model' as const,
+    created: Math.floor(model.updatedAt / 1000),
+    owned_by: model.provider,
+  };
 }

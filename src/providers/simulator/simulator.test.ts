@@ -64,6 +64,24 @@ describe('SimulatorProvider', () => {
     expect((await sim.poll(job.jobId, task('x'))).status).toBe('succeeded');
   });
 
+  it('at 0 ms answers the result at submit, like a synchronous upstream, rendering each scene once', async () => {
+    const sim = new SimulatorProvider(clockAt(5_000), 0);
+    const image = { kind: 'image' as const, params: { prompt: 'a red fox', aspect_ratio: '1:1' } };
+    const first = await sim.submit(task('a red fox', image));
+    if (first.status !== 'succeeded') throw new Error(`expected a result, got ${first.status}`);
+    expect(submittedAtOf(first.jobId)).toBe(5_000);
+    expect(first.outputs).toHaveLength(1);
+    expect(first.outputs[0]).toMatchObject({ contentType: 'image/png', width: 512, height: 512 });
+    const second = await sim.submit(task('a red fox', { ...image, id: 't2' }));
+    if (second.status !== 'succeeded') throw new Error('expected a result');
+    // The same scene is not rendered again: the very same bytes come back.
+    expect(second.outputs[0].source).toBe(first.outputs[0].source);
+    expect(second.jobId).not.toBe(first.jobId);
+    // Scripted failures and delays still go through a job.
+    expect((await sim.submit(task('x [sim:fail=reject]'))).status).toBe('submitted');
+    expect((await sim.submit(task('x [sim:delay=5]'))).status).toBe('submitted');
+  });
+
   it.each(['reject', 'billing', 'overload', 'params'] as const)(
     '[sim:fail=%s] fails with its message after the delay',
     async (kind) => {
@@ -101,6 +119,8 @@ describe('SimulatorProvider', () => {
       const sim = new SimulatorProvider(clock, 0);
       const t = task(prompt, { params: { prompt, ...params } });
       const job = await sim.submit(t);
+      // At 0 ms the result comes with the submit; otherwise from the first poll.
+      if (job.status === 'succeeded') return job;
       if (job.status !== 'submitted') throw new Error('expected a job');
       const result = await sim.poll(job.jobId, t);
       if (result.status !== 'succeeded') throw new Error('expected a result');
@@ -131,11 +151,11 @@ describe('SimulatorProvider', () => {
   });
 
   it('an image task renders a PNG', async () => {
-    const sim = new SimulatorProvider(clockAt(0), 0);
+    const sim = new SimulatorProvider(clockAt(0), 10);
     const t = task('a tree', { kind: 'image', params: { prompt: 'a tree', aspect_ratio: '1:1' } });
     const job = await sim.submit(t);
     if (job.status !== 'submitted') throw new Error('expected a job');
-    const result = await sim.poll(job.jobId, t);
+    const result = await new SimulatorProvider(clockAt(10), 10).poll(job.jobId, t);
     if (result.status !== 'succeeded') throw new Error('expected a result');
     expect(result.outputs[0]).toMatchObject({ contentType: 'image/png', width: 512, height: 512 });
     expect((result.outputs[0].source as { data: Buffer }).data.subarray(1, 4).toString()).toBe('PNG');

@@ -20,8 +20,13 @@ import { renderPng } from './media/png.js';
 const JOB_ID = /^sim_([0-9a-z]{1,12})_[0-9a-f]{12}$/;
 /** A job that never answers is polled rarely; the runner clamps the wait to the task's deadline. */
 const NEVER_MS = 3_600_000;
-/** Rendering takes ~0.2 s of CPU; identical requests (same prompt, seed, shape) reuse the bytes. */
-const RENDER_CACHE_SIZE = 16;
+/**
+ * Rendering costs milliseconds of CPU on our event loop (an upstream would do it on its own
+ * machines), so identical requests (kind, prompt, seed, shape, length) reuse the bytes: an LRU
+ * bounded by entries and by bytes. The object store then writes each distinct result once.
+ */
+const RENDER_CACHE_ENTRIES = 64;
+const RENDER_CACHE_BYTES = 32 * 1024 * 1024;
 
 export const SIM_FAILURE_MESSAGES = {
   reject: TASK_FAILURE.rejected,
@@ -56,7 +61,9 @@ export function simulatedVideoTokens(params: Record<string, unknown>): number {
 
 export class SimulatorProvider implements TaskProvider {
   readonly type = 'simulator';
+  /** Insertion order is recency order: a hit is moved to the end, the oldest is evicted first. */
   private readonly renders = new Map<string, ProviderOutput>();
+  private renderedBytes = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -71,11 +78,18 @@ export class SimulatorProvider implements TaskProvider {
     const directives = this.directives(task);
     // [sim:busy=N]: "Concurrency limit exceeded" until the task has been re-queued N times.
     if ((directives.busy ?? 0) > task.requeues) return { status: 'busy' };
-    return {
-      status: 'submitted',
-      jobId: simulatorJobId(this.clock.now()),
-      retryAfterMs: directives.delayMs ?? this.defaultLatencyMs,
-    };
+    const jobId = simulatorJobId(this.clock.now());
+    const delayMs = directives.delayMs ?? this.defaultLatencyMs;
+    // At 0 ms the job is done when it is submitted: answer like a synchronous upstream.
+    if (delayMs === 0 && !directives.fail)
+      return { status: 'succeeded', jobId, ...this.result(task, directives) };
+    return { status: 'submitted', jobId, retryAfterMs: delayMs };
+  }
+
+  private result(task: ProviderTask, directives: SimDirectives) {
+    const usage =
+      task.kind === 'video' ? { tokens: directives.tokens ?? simulatedVideoTokens(task.params) } : undefined;
+    return { outputs: [this.render(task)], usage };
   }
 
   async poll(jobId: string, task: ProviderTask): Promise<PollOutcome> {
@@ -87,10 +101,7 @@ export class SimulatorProvider implements TaskProvider {
     const now = this.clock.now();
     if (now < readyAt) return { status: 'running', retryAfterMs: readyAt - now };
     if (directives.fail) return { status: 'failed', message: SIM_FAILURE_MESSAGES[directives.fail] };
-    const output = this.render(task);
-    const usage =
-      task.kind === 'video' ? { tokens: directives.tokens ?? simulatedVideoTokens(task.params) } : undefined;
-    return { status: 'succeeded', outputs: [output], usage };
+    return { status: 'succeeded', ...this.result(task, directives) };
   }
 
   private render(task: ProviderTask): ProviderOutput {
@@ -107,7 +118,11 @@ export class SimulatorProvider implements TaskProvider {
       task.kind === 'video' ? seconds : 0,
     ]);
     const cached = this.renders.get(cacheKey);
-    if (cached) return cached;
+    if (cached) {
+      this.renders.delete(cacheKey);
+      this.renders.set(cacheKey, cached);
+      return cached;
+    }
     let output: ProviderOutput;
     if (task.kind === 'image') {
       const size = imageDimensionsFor(aspectRatio);
@@ -126,9 +141,19 @@ export class SimulatorProvider implements TaskProvider {
         durationSec: seconds,
       };
     }
-    if (this.renders.size >= RENDER_CACHE_SIZE)
-      this.renders.delete(this.renders.keys().next().value as string);
-    this.renders.set(cacheKey, output);
+    this.remember(cacheKey, output);
     return output;
+  }
+
+  private remember(cacheKey: string, output: ProviderOutput): void {
+    const size = output.source.kind === 'bytes' ? output.source.data.length : 0;
+    if (size > RENDER_CACHE_BYTES) return;
+    this.renders.set(cacheKey, output);
+    this.renderedBytes += size;
+    for (const [key, old] of this.renders) {
+      if (this.renders.size <= RENDER_CACHE_ENTRIES && this.renderedBytes <= RENDER_CACHE_BYTES) break;
+      this.renders.delete(key);
+      this.renderedBytes -= old.source.kind === 'bytes' ? old.source.data.length : 0;
+    }
   }
 }

@@ -22,6 +22,13 @@ export class TaskEvents {
 
   finished(taskId: string): void {
     this.emitter.emit(`finished:${taskId}`);
+    this.emitter.emit('finished');
+  }
+
+  /** Any task became final in this process (its webhook, if any, is now in the outbox). */
+  onFinished(listener: () => void): () => void {
+    this.emitter.on('finished', listener);
+    return () => this.emitter.off('finished', listener);
   }
 
   /** Resolves when `taskId` is reported final in this process, or after `ms`, whichever is first. */

@@ -9,7 +9,8 @@ import type { TaskEvents } from './events.js';
 
 export type FinalOutcome =
   /** `cost` is what is captured: at most the hold (see actualCost). */
-  | { status: 'completed'; result: Record<string, unknown>; cost: number }
+  /** `providerJobId`: the job id of a result the provider answered at submit, stored with it. */
+  | { status: 'completed'; result: Record<string, unknown>; cost: number; providerJobId?: string }
   | { status: 'failed'; error: string };
 
 /** Returns the final row, or undefined when this worker no longer owns the task. */
@@ -28,6 +29,7 @@ export async function finalizeTask(
       result: completed ? JSON.stringify(outcome.result) : null,
       error: completed ? null : outcome.error,
       cost: completed ? outcome.cost : 0,
+      providerJobId: completed ? outcome.providerJobId : undefined,
       now,
     });
     if (!row) return undefined;

@@ -24,8 +24,19 @@ type WebhookConfig = Pick<
   'webhookTimeoutMs' | 'webhookRetryDelaysMs' | 'webhookAllowPrivate' | 'leaseMs'
 >;
 
+interface PendingRecord {
+  delivery: LeasedDelivery;
+  update: DeliveryUpdate;
+  last: { statusCode: number | null; error: string | null };
+  now: number;
+  done: (recorded: boolean) => void;
+  fail: (error: unknown) => void;
+}
+
 export class WebhookDeliveryService {
   private agent: Agent | undefined;
+  /** Attempt results waiting to be written; see record(). */
+  private pendingRecords: PendingRecord[] = [];
 
   constructor(
     private readonly storage: Storage,
@@ -76,7 +87,7 @@ export class WebhookDeliveryService {
     const last = outcome.ok
       ? { statusCode: outcome.statusCode, error: null }
       : { statusCode: outcome.statusCode, error: outcome.error };
-    if (!(await this.storage.webhooks.recordAttempt(delivery, update, last, now))) return undefined;
+    if (!(await this.record(delivery, update, last, now))) return undefined;
     this.metrics.webhookDeliveries.inc({ outcome: outcome.ok ? 'delivered' : 'failed_attempt' });
     if (update.status === 'undelivered') this.metrics.webhookDeliveries.inc({ outcome: 'undelivered' });
     return update;
@@ -100,6 +111,39 @@ export class WebhookDeliveryService {
       });
       return delivery;
     });
+  }
+
+  /**
+   * Records an attempt's result. The results of attempts that end in the same turn of the event
+   * loop are written together in one transaction (one commit instead of one each); each write is
+   * still its own compare-and-set on its delivery's lease.
+   */
+  private record(
+    delivery: LeasedDelivery,
+    update: DeliveryUpdate,
+    last: PendingRecord['last'],
+    now: number,
+  ): Promise<boolean> {
+    return new Promise((done, fail) => {
+      if (this.pendingRecords.length === 0) setImmediate(() => this.flushRecords());
+      this.pendingRecords.push({ delivery, update, last, now, done, fail });
+    });
+  }
+
+  private async flushRecords(): Promise<void> {
+    const batch = this.pendingRecords;
+    this.pendingRecords = [];
+    try {
+      const recorded = await this.storage.transaction(async (tx) => {
+        const results: boolean[] = [];
+        for (const r of batch)
+          results.push(await tx.webhooks.recordAttempt(r.delivery, r.update, r.last, r.now));
+        return results;
+      });
+      for (const [i, r] of batch.entries()) r.done(recorded[i]);
+    } catch (error) {
+      for (const r of batch) r.fail(error);
+    }
   }
 
   async close(): Promise<void> {

@@ -29,20 +29,17 @@ export async function enqueueTaskWebhook(
 ): Promise<string | undefined> {
   if (!task.webhook_url) return undefined;
   const id = `msg_${randomBytes(16).toString('hex')}`;
-  await tx.db
-    .insertInto('webhook_deliveries')
-    .values({
-      id,
-      task_id: task.id,
-      account_id: task.account_id,
-      url: task.webhook_url,
-      payload: webhookPayload(task),
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
+  await tx.webhooks.insert({
+    id,
+    task_id: task.id,
+    account_id: task.account_id,
+    url: task.webhook_url,
+    payload: webhookPayload(task),
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    created_at: now,
+    updated_at: now,
+  });
   return id;
 }

@@ -6,7 +6,12 @@ export type AccountRow = Selectable<AccountsTable>;
 export class AccountsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async create(input: { messagingId: number; coefficientPpm: number; webhookSecret: string; now: number }): Promise<AccountRow> {
+  async create(input: {
+    messagingId: number;
+    coefficientPpm: number;
+    webhookSecret: string;
+    now: number;
+  }): Promise<AccountRow> {
     return this.db
       .insertInto('accounts')
       .values({
@@ -20,7 +25,11 @@ export class AccountsRepository {
   }
 
   async byMessagingId(messagingId: number): Promise<AccountRow | undefined> {
-    return this.db.selectFrom('accounts').selectAll().where('messaging_id', '=', messagingId).executeTakeFirst();
+    return this.db
+      .selectFrom('accounts')
+      .selectAll()
+      .where('messaging_id', '=', messagingId)
+      .executeTakeFirst();
   }
 
   async byId(accountId: number): Promise<AccountRow | undefined> {
@@ -28,11 +37,19 @@ export class AccountsRepository {
   }
 
   async count(): Promise<number> {
-    const row = await this.db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('accounts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
   async update(accountId: number, patch: Partial<Omit<AccountRow, 'id'>>): Promise<AccountRow | undefined> {
-    return this.db.updateTable('accounts').set(patch).where('id', '=', accountId).returningAll().executeTakeFirst();
+    return this.db
+      .updateTable('accounts')
+      .set(patch)
+      .where('id', '=', accountId)
+      .returningAll()
+      .executeTakeFirst();
   }
 }

@@ -30,7 +30,11 @@ export class AnalyticsRepository {
       .where('created_at', '>=', since)
       .groupBy('key_id')
       .execute();
-    return rows.map((r) => ({ key_id: Number(r.key_id), spent: Number(r.spent), requests: Number(r.requests) }));
+    return rows.map((r) => ({
+      key_id: Number(r.key_id),
+      spent: Number(r.spent),
+      requests: Number(r.requests),
+    }));
   }
 
   async requestsByModel(accountId: number, since: number): Promise<ModelSpend[]> {
@@ -48,6 +52,10 @@ export class AnalyticsRepository {
       .where('created_at', '>=', since)
       .groupBy(['key_id', 'model_id'])
       .execute();
-    return [...tasks, ...chats].map((r) => ({ key_id: Number(r.key_id), model_id: r.model_id, requests: Number(r.requests) }));
+    return [...tasks, ...chats].map((r) => ({
+      key_id: Number(r.key_id),
+      model_id: r.model_id,
+      requests: Number(r.requests),
+    }));
   }
 }

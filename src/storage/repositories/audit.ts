@@ -6,7 +6,14 @@ export type AuditRow = Selectable<AuditLogTable>;
 export class AuditRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async append(entry: { accountId: number | null; actor: string; action: string; details?: unknown; ip?: string | null; now: number }): Promise<void> {
+  async append(entry: {
+    accountId: number | null;
+    actor: string;
+    action: string;
+    details?: unknown;
+    ip?: string | null;
+    now: number;
+  }): Promise<void> {
     await this.db
       .insertInto('audit_log')
       .values({

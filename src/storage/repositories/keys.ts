@@ -77,12 +77,21 @@ export class KeysRepository {
 
   /** Operator access (admin API, CLI): not owner-scoped by design. */
   async byIdForOperator(keyId: number): Promise<ApiKeyRow | undefined> {
-    return this.db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('deleted_at', 'is', null).executeTakeFirst();
+    return this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', keyId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
   }
 
   async updateRestrictions(
     keyId: number,
-    patch: { allowed_models?: string | null; allowed_ip_cidrs?: string | null; rate_limit_per_min?: number | null },
+    patch: {
+      allowed_models?: string | null;
+      allowed_ip_cidrs?: string | null;
+      rate_limit_per_min?: number | null;
+    },
     now: number,
   ): Promise<ApiKeyRow | undefined> {
     return this.db
@@ -105,6 +114,10 @@ export class KeysRepository {
   }
 
   async balanceOf(keyId: number): Promise<{ balance: number; held: number } | undefined> {
-    return this.db.selectFrom('api_keys').select(['balance', 'held']).where('id', '=', keyId).executeTakeFirst();
+    return this.db
+      .selectFrom('api_keys')
+      .select(['balance', 'held'])
+      .where('id', '=', keyId)
+      .executeTakeFirst();
   }
 }

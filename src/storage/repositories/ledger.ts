@@ -4,6 +4,7 @@
 // every change appends one ledger entry carrying the balance after it.
 import { type Kysely, PostgresAdapter, type Selectable, sql } from 'kysely';
 import { isUniqueViolation } from '../db.js';
+import { placeholderRow, prepared } from '../prepared.js';
 import type { Database, LedgerEntriesTable, LedgerKind } from '../schema.js';
 
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
@@ -33,6 +34,78 @@ interface Balances {
   held: number;
 }
 
+// The statements of every hold and settlement (each task and chat request), compiled once.
+type EntryValues = Omit<LedgerEntriesTable, 'id'>;
+const ENTRY_COLUMNS = [
+  'key_id',
+  'account_id',
+  'task_id',
+  'kind',
+  'amount',
+  'balance_after',
+  'held_after',
+  'note',
+  'created_at',
+] as const satisfies readonly (keyof EntryValues)[];
+
+const APPEND = prepared((db, _entry: EntryValues) =>
+  db.insertInto('ledger_entries').values(placeholderRow<EntryValues>(ENTRY_COLUMNS)),
+);
+
+/** A settlement's two entries, capture then release, in one statement. */
+const APPEND_SETTLEMENT = prepared((db, _p: { capture: EntryValues; release: EntryValues }) =>
+  db
+    .insertInto('ledger_entries')
+    .values([
+      placeholderRow<EntryValues>(ENTRY_COLUMNS, 'capture'),
+      placeholderRow<EntryValues>(ENTRY_COLUMNS, 'release'),
+    ]),
+);
+
+const HOLD = prepared((db, p: { keyId: number; amount: number; now: number }) =>
+  db
+    .updateTable('api_keys')
+    .set({ balance: sql`balance - ${p.amount}`, held: sql`held + ${p.amount}`, updated_at: p.now })
+    .where('id', '=', p.keyId)
+    .where('deleted_at', 'is', null)
+    .where('balance', '>=', p.amount)
+    .returning(['balance', 'held']),
+);
+
+const TASK_ENTRIES = prepared((db, p: { taskId: string }) =>
+  db.selectFrom('ledger_entries').select(['kind', 'key_id', 'amount']).where('task_id', '=', p.taskId),
+);
+
+const SETTLE_BALANCES = prepared(
+  (db, p: { keyId: number; holdAmount: number; released: number; now: number }) =>
+    db
+      .updateTable('api_keys')
+      .set({ held: sql`held - ${p.holdAmount}`, balance: sql`balance + ${p.released}`, updated_at: p.now })
+      .where('id', '=', p.keyId)
+      .returning(['balance', 'held']),
+);
+
+function entry(
+  ref: KeyRef,
+  kind: LedgerKind,
+  amount: number,
+  after: Balances,
+  taskId: string | null,
+  note: string | null = null,
+): EntryValues {
+  return {
+    key_id: ref.keyId,
+    account_id: ref.accountId,
+    task_id: taskId,
+    kind,
+    amount,
+    balance_after: after.balance,
+    held_after: after.held,
+    note,
+    created_at: ref.now,
+  };
+}
+
 export class LedgerRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -53,20 +126,7 @@ export class LedgerRepository {
     taskId: string | null,
     note: string | null = null,
   ) {
-    await this.db
-      .insertInto('ledger_entries')
-      .values({
-        key_id: ref.keyId,
-        account_id: ref.accountId,
-        task_id: taskId,
-        kind,
-        amount,
-        balance_after: after.balance,
-        held_after: after.held,
-        note,
-        created_at: ref.now,
-      })
-      .execute();
+    await APPEND(this.db, entry(ref, kind, amount, after, taskId, note));
   }
 
   /** Credits a key. Returns the new balance, or undefined when the key does not exist or is deleted. */
@@ -119,14 +179,7 @@ export class LedgerRepository {
     if (!Number.isSafeInteger(amount) || amount < 0)
       throw new LedgerIntegrityError(`hold amount must be a non-negative integer, got ${amount}`);
     return this.atomically(async (ledger) => {
-      const after = await ledger.db
-        .updateTable('api_keys')
-        .set({ balance: sql`balance - ${amount}`, held: sql`held + ${amount}`, updated_at: ref.now })
-        .where('id', '=', ref.keyId)
-        .where('deleted_at', 'is', null)
-        .where('balance', '>=', amount)
-        .returning(['balance', 'held'])
-        .executeTakeFirst();
+      const after = (await HOLD(ledger.db, { keyId: ref.keyId, amount, now: ref.now })).rows[0];
       if (!after) return false;
       await ledger.append(ref, 'hold', amount, after, taskId);
       return true;
@@ -153,42 +206,38 @@ export class LedgerRepository {
     const captured = Math.max(0, Math.min(cost, holdAmount));
     const released = holdAmount - captured;
     return this.atomically(async (ledger) => {
-      const before = await ledger.lockBalances(ref.keyId);
-      const entries = await ledger.db
-        .selectFrom('ledger_entries')
-        .select(['kind', 'key_id', 'amount'])
-        .where('task_id', '=', taskId)
-        .execute();
+      // PostgreSQL: lock the key row first, so a racing second settlement waits and then sees the
+      // first one's entries. SQLite's BEGIN IMMEDIATE already serializes writers.
+      if (ledger.db.getExecutor().adapter instanceof PostgresAdapter) await ledger.lockBalances(ref.keyId);
+      // Checked before anything is written, so a refused settlement has changed nothing.
+      const { rows: entries } = await TASK_ENTRIES(ledger.db, { taskId });
       const hold = entries.find((e) => e.kind === 'hold');
       if (!hold || hold.key_id !== ref.keyId || hold.amount !== holdAmount) {
         throw new LedgerIntegrityError(`task ${taskId} has no hold of ${holdAmount} on key ${ref.keyId}`);
       }
       if (entries.some((e) => e.kind === 'capture' || e.kind === 'release'))
         throw new TaskAlreadySettledError(taskId);
+      // One UPDATE … RETURNING gives the balances after the settlement; the capture entry's
+      // balances (between the two movements) follow from them.
+      const after = (
+        await SETTLE_BALANCES(ledger.db, { keyId: ref.keyId, holdAmount, released, now: ref.now })
+      ).rows[0];
+      if (!after) throw new LedgerIntegrityError(`key ${ref.keyId} does not exist`);
       try {
-        await ledger.append(
-          ref,
-          'capture',
-          captured,
-          { balance: before.balance, held: before.held - captured },
-          taskId,
-        );
-        await ledger.append(
-          ref,
-          'release',
-          released,
-          { balance: before.balance + released, held: before.held - holdAmount },
-          taskId,
-        );
+        await APPEND_SETTLEMENT(ledger.db, {
+          capture: entry(
+            ref,
+            'capture',
+            captured,
+            { balance: after.balance - released, held: after.held + released },
+            taskId,
+          ),
+          release: entry(ref, 'release', released, after, taskId),
+        });
       } catch (error) {
         if (isUniqueViolation(error)) throw new TaskAlreadySettledError(taskId, { cause: error });
         throw error;
       }
-      await ledger.db
-        .updateTable('api_keys')
-        .set({ held: sql`held - ${holdAmount}`, balance: sql`balance + ${released}`, updated_at: ref.now })
-        .where('id', '=', ref.keyId)
-        .execute();
       return { captured, released };
     });
   }
@@ -198,16 +247,15 @@ export class LedgerRepository {
     await this.settle(ref, taskId, holdAmount, 0);
   }
 
-  /**
-   * Reads a key's balances and, on PostgreSQL, locks the row until the transaction ends; SQLite's
-   * BEGIN IMMEDIATE already serializes writers.
-   */
-  private async lockBalances(keyId: number): Promise<Balances> {
-    const query = this.db.selectFrom('api_keys').select(['balance', 'held']).where('id', '=', keyId);
-    const postgres = this.db.getExecutor().adapter instanceof PostgresAdapter;
-    const row = await (postgres ? query.forUpdate() : query).executeTakeFirst();
+  /** Locks a key's row until the transaction ends (PostgreSQL). */
+  private async lockBalances(keyId: number): Promise<void> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('id', '=', keyId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!row) throw new LedgerIntegrityError(`key ${keyId} does not exist`);
-    return row;
   }
 
   async entriesForTask(taskId: string): Promise<LedgerEntryRow[]> {

@@ -50,7 +50,11 @@ export class ModelsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async upsert(model: CatalogModel, sortOrder?: number): Promise<void> {
-    const existing = await this.db.selectFrom('models').select('sort_order').where('id', '=', model.id).executeTakeFirst();
+    const existing = await this.db
+      .selectFrom('models')
+      .select('sort_order')
+      .where('id', '=', model.id)
+      .executeTakeFirst();
     const order = sortOrder ?? existing?.sort_order ?? (await this.nextSortOrder());
     const row = rowFromModel(model, order);
     const { id: _id, ...update } = row;
@@ -62,7 +66,10 @@ export class ModelsRepository {
   }
 
   private async nextSortOrder(): Promise<number> {
-    const row = await this.db.selectFrom('models').select((eb) => eb.fn.max('sort_order').as('max')).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('models')
+      .select((eb) => eb.fn.max('sort_order').as('max'))
+      .executeTakeFirst();
     return Number(row?.max ?? 0) + 1;
   }
 
@@ -77,7 +84,10 @@ export class ModelsRepository {
   }
 
   async count(): Promise<number> {
-    const row = await this.db.selectFrom('models').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('models')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 

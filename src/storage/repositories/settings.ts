@@ -5,7 +5,11 @@ export class SettingsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async get(key: string): Promise<string | undefined> {
-    const row = await this.db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('settings')
+      .select('value')
+      .where('key', '=', key)
+      .executeTakeFirst();
     return row?.value;
   }
 

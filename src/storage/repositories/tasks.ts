@@ -3,10 +3,174 @@
 // (it stalled, another took over) can never overwrite the task.
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Engine } from '../db.js';
+import { placeholderRow, prepared } from '../prepared.js';
 import type { Database, TasksTable } from '../schema.js';
 
 export type TaskRow = Selectable<TasksTable>;
 export type NewTask = Insertable<TasksTable>;
+
+// The queries of every task's life (create, read, claim, submit, finish), compiled once.
+const TASK_COLUMNS = [
+  'id',
+  'account_id',
+  'key_id',
+  'model_id',
+  'billing_model_id',
+  'kind',
+  'status',
+  'params',
+  'hold_amount',
+  'pricing',
+  'cost',
+  'result',
+  'error',
+  'webhook_url',
+  'provider',
+  'provider_job_id',
+  'provider_state',
+  'attempts',
+  'requeues',
+  'run_at',
+  'lease_owner',
+  'lease_expires_at',
+  'processing_ms',
+  'processing_started_at',
+  'created_at',
+  'updated_at',
+  'finished_at',
+] as const satisfies readonly (keyof TaskRow)[];
+
+const INSERT = prepared((db, _task: TaskRow) =>
+  db.insertInto('tasks').values(placeholderRow<TaskRow>(TASK_COLUMNS)),
+);
+
+const FOR_OWNER = prepared((db, p: { taskId: string; accountId: number }) =>
+  db.selectFrom('tasks').selectAll().where('id', '=', p.taskId).where('account_id', '=', p.accountId),
+);
+
+function claimQuery(engine: Engine) {
+  return prepared((_db, p: { workerId: string; now: number; leaseUntil: number; limit: number }) => {
+    const due = sql`(
+      (status = 'pending' and run_at <= ${p.now})
+      or (status = 'processing' and run_at <= ${p.now} and (lease_owner is null or lease_expires_at <= ${p.now}))
+    )`;
+    const set = sql`
+      status = 'processing',
+      lease_owner = ${p.workerId},
+      lease_expires_at = ${p.leaseUntil},
+      processing_started_at = case when status = 'pending' then ${p.now} else processing_started_at end,
+      updated_at = ${p.now}`;
+    return engine === 'postgres'
+      ? sql<TaskRow>`
+          with due as (
+            select id from tasks where ${due} order by run_at limit ${p.limit} for update skip locked
+          )
+          update tasks set ${set} from due where tasks.id = due.id returning tasks.*`
+      : // Each kind of due task is read in run_at order straight off the (status, run_at) index,
+        // at most `limit` of each; an OR of both would sort every pending task on each claim.
+        sql<TaskRow>`
+          update tasks set ${set}
+          where id in (
+            select id from (
+              select * from (
+                select id, run_at from tasks
+                where status = 'pending' and run_at <= ${p.now}
+                order by run_at limit ${p.limit})
+              union all
+              select * from (
+                select id, run_at from tasks
+                where status = 'processing' and run_at <= ${p.now}
+                  and (lease_owner is null or lease_expires_at <= ${p.now})
+                order by run_at limit ${p.limit})
+            ) order by run_at limit ${p.limit})
+          returning *`;
+  });
+}
+const CLAIM = { sqlite: claimQuery('sqlite'), postgres: claimQuery('postgres') };
+
+/** The job id is stored, and the lease released (`keepLease` false) or kept (to poll at once). */
+function submissionQuery(keepLease: boolean) {
+  return prepared(
+    (
+      db,
+      p: {
+        taskId: string;
+        workerId: string;
+        jobId: string;
+        providerState: string | null;
+        runAt: number;
+        now: number;
+      },
+    ) =>
+      db
+        .updateTable('tasks')
+        .set({
+          provider_job_id: p.jobId,
+          provider_state: p.providerState,
+          attempts: sql`attempts + 1`,
+          run_at: p.runAt,
+          ...(keepLease ? {} : { lease_owner: null, lease_expires_at: null }),
+          updated_at: p.now,
+        })
+        .where('id', '=', p.taskId)
+        .where('lease_owner', '=', p.workerId)
+        .where('status', '=', 'processing')
+        .where('provider_job_id', 'is', null),
+  );
+}
+const RECORD_SUBMISSION = submissionQuery(false);
+const RECORD_SUBMISSION_KEEPING_LEASE = submissionQuery(true);
+
+const RELEASE = prepared(
+  (db, p: { taskId: string; workerId: string; runAt: number; providerState: string | null; now: number }) =>
+    db
+      .updateTable('tasks')
+      .set({
+        run_at: p.runAt,
+        provider_state: p.providerState,
+        lease_owner: null,
+        lease_expires_at: null,
+        updated_at: p.now,
+      })
+      .where('id', '=', p.taskId)
+      .where('lease_owner', '=', p.workerId)
+      .where('status', '=', 'processing'),
+);
+
+const FINISH = prepared(
+  (
+    db,
+    p: {
+      taskId: string;
+      workerId: string;
+      status: 'completed' | 'failed';
+      result: string | null;
+      error: string | null;
+      cost: number;
+      providerJobId: string | null;
+      now: number;
+    },
+  ) =>
+    db
+      .updateTable('tasks')
+      .set({
+        status: p.status,
+        result: p.result,
+        error: p.error,
+        cost: p.cost,
+        provider_job_id: sql`coalesce(${p.providerJobId}, provider_job_id)`,
+        processing_ms: sql`processing_ms + (${p.now} - coalesce(processing_started_at, ${p.now}))`,
+        processing_started_at: null,
+        lease_owner: null,
+        lease_expires_at: null,
+        updated_at: p.now,
+        finished_at: p.now,
+      })
+      .where('id', '=', p.taskId)
+      .where('lease_owner', '=', p.workerId)
+      .where('status', '=', 'processing')
+      .returningAll(),
+);
 
 export class TasksRepository {
   constructor(
@@ -15,17 +179,15 @@ export class TasksRepository {
   ) {}
 
   async insert(task: NewTask): Promise<void> {
-    await this.db.insertInto('tasks').values(task).execute();
+    // The prepared INSERT lists every column; a partial row (defaults wanted) goes through Kysely.
+    if (TASK_COLUMNS.every((column) => task[column] !== undefined)) await INSERT(this.db, task as TaskRow);
+    else await this.db.insertInto('tasks').values(task).execute();
   }
 
   /** Another account's task is simply not found. */
   async getForOwner(accountId: number, taskId: string): Promise<TaskRow | undefined> {
-    return this.db
-      .selectFrom('tasks')
-      .selectAll()
-      .where('id', '=', taskId)
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
+    const { rows } = await FOR_OWNER(this.db, { taskId, accountId });
+    return rows[0];
   }
 
   /** Workers and operators only: not owner-scoped by design. */
@@ -41,28 +203,7 @@ export class TasksRepository {
    * a transaction.
    */
   async claimDue(workerId: string, now: number, leaseMs: number, limit: number): Promise<TaskRow[]> {
-    const due = sql`(
-      (status = 'pending' and run_at <= ${now})
-      or (status = 'processing' and run_at <= ${now} and (lease_owner is null or lease_expires_at <= ${now}))
-    )`;
-    const set = sql`
-      status = 'processing',
-      lease_owner = ${workerId},
-      lease_expires_at = ${now + leaseMs},
-      processing_started_at = case when status = 'pending' then ${now} else processing_started_at end,
-      updated_at = ${now}`;
-    const query =
-      this.engine === 'postgres'
-        ? sql<TaskRow>`
-          with due as (
-            select id from tasks where ${due} order by run_at limit ${limit} for update skip locked
-          )
-          update tasks set ${set} from due where tasks.id = due.id returning tasks.*`
-        : sql<TaskRow>`
-          update tasks set ${set}
-          where id in (select id from tasks where ${due} order by run_at limit ${limit})
-          returning *`;
-    const { rows } = await query.execute(this.db);
+    const { rows } = await CLAIM[this.engine](this.db, { workerId, now, leaseUntil: now + leaseMs, limit });
     return rows;
   }
 
@@ -85,25 +226,24 @@ export class TasksRepository {
   async recordSubmission(
     taskId: string,
     workerId: string,
-    change: { jobId: string; providerState: string | null; nextPollAt: number; now: number },
+    change: {
+      jobId: string;
+      providerState: string | null;
+      nextPollAt: number;
+      now: number;
+      keepLease?: boolean;
+    },
   ): Promise<boolean> {
-    const result = await this.db
-      .updateTable('tasks')
-      .set({
-        provider_job_id: change.jobId,
-        provider_state: change.providerState,
-        attempts: sql`attempts + 1`,
-        run_at: change.nextPollAt,
-        lease_owner: null,
-        lease_expires_at: null,
-        updated_at: change.now,
-      })
-      .where('id', '=', taskId)
-      .where('lease_owner', '=', workerId)
-      .where('status', '=', 'processing')
-      .where('provider_job_id', 'is', null)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    const query = change.keepLease ? RECORD_SUBMISSION_KEEPING_LEASE : RECORD_SUBMISSION;
+    const result = await query(this.db, {
+      taskId,
+      workerId,
+      jobId: change.jobId,
+      providerState: change.providerState,
+      runAt: change.nextPollAt,
+      now: change.now,
+    });
+    return Number(result.numAffectedRows) === 1;
   }
 
   /** Hands a processing task back to the queue until `runAt` (its next poll). */
@@ -112,20 +252,8 @@ export class TasksRepository {
     workerId: string,
     change: { runAt: number; providerState: string | null; now: number },
   ): Promise<boolean> {
-    const result = await this.db
-      .updateTable('tasks')
-      .set({
-        run_at: change.runAt,
-        provider_state: change.providerState,
-        lease_owner: null,
-        lease_expires_at: null,
-        updated_at: change.now,
-      })
-      .where('id', '=', taskId)
-      .where('lease_owner', '=', workerId)
-      .where('status', '=', 'processing')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    const result = await RELEASE(this.db, { taskId, workerId, ...change });
+    return Number(result.numAffectedRows) === 1;
   }
 
   /**
@@ -167,28 +295,18 @@ export class TasksRepository {
       result: string | null;
       error: string | null;
       cost: number;
+      /** Set when the result came with the submit: the job id is stored with the final state. */
+      providerJobId?: string;
       now: number;
     },
   ): Promise<TaskRow | undefined> {
-    return this.db
-      .updateTable('tasks')
-      .set({
-        status: change.status,
-        result: change.result,
-        error: change.error,
-        cost: change.cost,
-        processing_ms: sql`processing_ms + (${change.now} - coalesce(processing_started_at, ${change.now}))`,
-        processing_started_at: null,
-        lease_owner: null,
-        lease_expires_at: null,
-        updated_at: change.now,
-        finished_at: change.now,
-      })
-      .where('id', '=', taskId)
-      .where('lease_owner', '=', workerId)
-      .where('status', '=', 'processing')
-      .returningAll()
-      .executeTakeFirst();
+    const { rows } = await FINISH(this.db, {
+      taskId,
+      workerId,
+      ...change,
+      providerJobId: change.providerJobId ?? null,
+    });
+    return rows[0];
   }
 
   /** Task counts per status (operators, metrics, tests). */

@@ -3,6 +3,7 @@
 // panel's analytics read it. Owner-scoped reads take the account id.
 import type { Kysely, Selectable } from 'kysely';
 import type { Engine } from '../db.js';
+import { prepared } from '../prepared.js';
 import type { Database, UsageRecordsTable } from '../schema.js';
 
 export type UsageRow = Selectable<UsageRecordsTable>;
@@ -17,6 +18,50 @@ export interface UsageOutcome {
   latencyMs: number;
 }
 
+// The statements of every chat request, compiled once.
+function balanceQuery(forUpdate: boolean) {
+  return prepared((db, p: { keyId: number; accountId: number }) => {
+    const query = db
+      .selectFrom('api_keys')
+      .select('balance')
+      .where('id', '=', p.keyId)
+      .where('account_id', '=', p.accountId)
+      .where('deleted_at', 'is', null);
+    return forUpdate ? query.forUpdate() : query;
+  });
+}
+const BALANCE = { sqlite: balanceQuery(false), postgres: balanceQuery(true) };
+
+const CREATE_PENDING = prepared(
+  (db, p: { id: string; accountId: number; keyId: number; modelId: string; now: number }) =>
+    db.insertInto('usage_records').values({
+      id: p.id,
+      account_id: p.accountId,
+      key_id: p.keyId,
+      model_id: p.modelId,
+      input_tokens: 0,
+      output_tokens: 0,
+      cost: 0,
+      status: 'pending',
+      latency_ms: 0,
+      created_at: p.now,
+    }),
+);
+
+const FINISH = prepared((db, p: UsageOutcome & { id: string }) =>
+  db
+    .updateTable('usage_records')
+    .set({
+      status: p.status,
+      input_tokens: p.inputTokens,
+      output_tokens: p.outputTokens,
+      cost: p.cost,
+      latency_ms: p.latencyMs,
+    })
+    .where('id', '=', p.id)
+    .where('status', '=', 'pending'),
+);
+
 export class UsageRepository {
   constructor(
     private readonly db: Kysely<Database>,
@@ -29,14 +74,8 @@ export class UsageRepository {
    * race a concurrent spend. Undefined for a deleted key or another account's key.
    */
   async lockBalance(accountId: number, keyId: number): Promise<number | undefined> {
-    let query = this.db
-      .selectFrom('api_keys')
-      .select('balance')
-      .where('id', '=', keyId)
-      .where('account_id', '=', accountId)
-      .where('deleted_at', 'is', null);
-    if (this.engine === 'postgres') query = query.forUpdate();
-    return (await query.executeTakeFirst())?.balance;
+    const { rows } = await BALANCE[this.engine](this.db, { keyId, accountId });
+    return rows[0]?.balance;
   }
 
   async createPending(row: {
@@ -46,38 +85,13 @@ export class UsageRepository {
     modelId: string;
     now: number;
   }): Promise<void> {
-    await this.db
-      .insertInto('usage_records')
-      .values({
-        id: row.id,
-        account_id: row.accountId,
-        key_id: row.keyId,
-        model_id: row.modelId,
-        input_tokens: 0,
-        output_tokens: 0,
-        cost: 0,
-        status: 'pending',
-        latency_ms: 0,
-        created_at: row.now,
-      })
-      .execute();
+    await CREATE_PENDING(this.db, row);
   }
 
   /** Completes a pending row. False when it was already completed (a settlement happens once). */
   async finish(id: string, outcome: UsageOutcome): Promise<boolean> {
-    const result = await this.db
-      .updateTable('usage_records')
-      .set({
-        status: outcome.status,
-        input_tokens: outcome.inputTokens,
-        output_tokens: outcome.outputTokens,
-        cost: outcome.cost,
-        latency_ms: outcome.latencyMs,
-      })
-      .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    const result = await FINISH(this.db, { id, ...outcome });
+    return Number(result.numAffectedRows) === 1;
   }
 
   async byId(accountId: number, id: string): Promise<UsageRow | undefined> {

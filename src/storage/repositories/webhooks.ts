@@ -2,10 +2,11 @@
 // expired (its sender died) is claimable again. The lease's expiry doubles as the claim token: a new
 // claim happens only after the old lease ended, so its expiry is strictly later, and an attempt result
 // is recorded only while the token still matches (a sender that lost its lease cannot overwrite).
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, PostgresAdapter, type Selectable } from 'kysely';
 import type { DeliveryUpdate } from '../../domain/webhooks/schedule.js';
 import type { AccountSecrets } from '../../domain/webhooks/signing.js';
 import type { Engine } from '../db.js';
+import { placeholderRow, prepared } from '../prepared.js';
 import type { Database, WebhookDeliveriesTable } from '../schema.js';
 
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -15,10 +16,88 @@ export interface LeasedDelivery extends WebhookDeliveryRow {
   lease_expires_at: number;
 }
 
+// The statements of every delivery (enqueue, claim, record), compiled once.
+export type NewWebhookDelivery = Omit<
+  WebhookDeliveryRow,
+  'lease_expires_at' | 'last_status_code' | 'last_error' | 'delivered_at'
+>;
+const NEW_DELIVERY_COLUMNS = [
+  'id',
+  'task_id',
+  'account_id',
+  'url',
+  'payload',
+  'status',
+  'attempts',
+  'next_attempt_at',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof NewWebhookDelivery)[];
+
+const INSERT = prepared((db, _row: NewWebhookDelivery) =>
+  db.insertInto('webhook_deliveries').values(placeholderRow<NewWebhookDelivery>(NEW_DELIVERY_COLUMNS)),
+);
+
+const CLAIM = prepared((root, p: { now: number; leaseUntil: number; limit: number }) =>
+  root
+    // MATERIALIZED: as a plain `IN (subquery)`, PostgreSQL may evaluate the LIMIT … SKIP LOCKED
+    // selection more than once per statement and lease more than `limit` rows (seen in the tests).
+    .with(
+      (cte) => cte('due').materialized(),
+      (db) =>
+        db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', p.now)
+          .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', p.now)]))
+          .orderBy('next_attempt_at')
+          .limit(p.limit)
+          .$if(root.getExecutor().adapter instanceof PostgresAdapter, (qb) => qb.forUpdate().skipLocked()),
+    )
+    .updateTable('webhook_deliveries')
+    .set({ lease_expires_at: p.leaseUntil, updated_at: p.now })
+    .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
+    .returningAll(),
+);
+
+const RECORD_ATTEMPT = prepared(
+  (
+    db,
+    p: {
+      id: string;
+      leaseExpiresAt: number;
+      status: WebhookDeliveryStatus;
+      attempts: number;
+      nextAttemptAt: number;
+      deliveredAt: number | null;
+      statusCode: number | null;
+      error: string | null;
+      now: number;
+    },
+  ) =>
+    db
+      .updateTable('webhook_deliveries')
+      .set({
+        status: p.status,
+        attempts: p.attempts,
+        next_attempt_at: p.nextAttemptAt,
+        delivered_at: p.deliveredAt,
+        lease_expires_at: null,
+        last_status_code: p.statusCode,
+        last_error: p.error,
+        updated_at: p.now,
+      })
+      .where('id', '=', p.id)
+      .where('status', '=', 'pending')
+      .where('lease_expires_at', '=', p.leaseExpiresAt),
+);
+
 export class WebhooksRepository {
+  /** `_engine`: the prepared queries pick their SQL by the connection's dialect. */
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly engine: Engine,
+    _engine: Engine,
   ) {}
 
   /**
@@ -29,27 +108,7 @@ export class WebhooksRepository {
    */
   async claimDue(now: number, leaseMs: number, limit: number): Promise<LeasedDelivery[]> {
     if (limit <= 0) return [];
-    const rows = await this.db
-      // MATERIALIZED: as a plain `IN (subquery)`, PostgreSQL may evaluate the LIMIT … SKIP LOCKED
-      // selection more than once per statement and lease more than `limit` rows (seen in the tests).
-      .with(
-        (cte) => cte('due').materialized(),
-        (db) =>
-          db
-            .selectFrom('webhook_deliveries')
-            .select('id')
-            .where('status', '=', 'pending')
-            .where('next_attempt_at', '<=', now)
-            .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
-            .orderBy('next_attempt_at')
-            .limit(limit)
-            .$if(this.engine === 'postgres', (qb) => qb.forUpdate().skipLocked()),
-      )
-      .updateTable('webhook_deliveries')
-      .set({ lease_expires_at: now + leaseMs, updated_at: now })
-      .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
-      .returningAll()
-      .execute();
+    const { rows } = await CLAIM(this.db, { now, leaseUntil: now + leaseMs, limit });
     // RETURNING keeps no order on PostgreSQL.
     return (rows as LeasedDelivery[]).sort((a, b) => a.next_attempt_at - b.next_attempt_at);
   }
@@ -72,23 +131,23 @@ export class WebhooksRepository {
     last: { statusCode: number | null; error: string | null },
     now: number,
   ): Promise<boolean> {
-    const result = await this.db
-      .updateTable('webhook_deliveries')
-      .set({
-        status: update.status,
-        attempts: update.attempts,
-        next_attempt_at: update.status === 'pending' ? update.nextAttemptAt : delivery.next_attempt_at,
-        delivered_at: update.status === 'delivered' ? update.deliveredAt : null,
-        lease_expires_at: null,
-        last_status_code: last.statusCode,
-        last_error: last.error,
-        updated_at: now,
-      })
-      .where('id', '=', delivery.id)
-      .where('status', '=', 'pending')
-      .where('lease_expires_at', '=', delivery.lease_expires_at)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    const result = await RECORD_ATTEMPT(this.db, {
+      id: delivery.id,
+      leaseExpiresAt: delivery.lease_expires_at,
+      status: update.status,
+      attempts: update.attempts,
+      nextAttemptAt: update.status === 'pending' ? update.nextAttemptAt : delivery.next_attempt_at,
+      deliveredAt: update.status === 'delivered' ? update.deliveredAt : null,
+      statusCode: last.statusCode,
+      error: last.error,
+      now,
+    });
+    return Number(result.numAffectedRows) === 1;
+  }
+
+  /** Writes a new pending delivery (the outbox row of a final task). */
+  async insert(row: NewWebhookDelivery): Promise<void> {
+    await INSERT(this.db, row);
   }
 
   /** Operator read; pass `ownerAccountId` for an owner-scoped read (another account's delivery is not found). */

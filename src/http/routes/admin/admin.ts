@@ -39,23 +39,38 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
     };
   });
 
-  app.post<{ Params: { messaging_id: string } }>('/admin/accounts/:messaging_id/keys', admin, async (request, reply) => {
-    const body = bodyObject(request.body);
-    rejectUnknownFields(body, ['name', 'allowed_models', 'allowed_ip_cidrs', 'rate_limit_per_min']);
-    const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
-    const { key, secret } = await ctx.accounts.createKey(account.id, body, actor(request));
-    // The only answer that ever carries the full key.
-    return reply.code(201).send({ ...presentKey(key), key_value: secret });
-  });
+  app.post<{ Params: { messaging_id: string } }>(
+    '/admin/accounts/:messaging_id/keys',
+    admin,
+    async (request, reply) => {
+      const body = bodyObject(request.body);
+      rejectUnknownFields(body, ['name', 'allowed_models', 'allowed_ip_cidrs', 'rate_limit_per_min']);
+      const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
+      const { key, secret } = await ctx.accounts.createKey(account.id, body, actor(request));
+      // The only answer that ever carries the full key.
+      return reply.code(201).send({ ...presentKey(key), key_value: secret });
+    },
+  );
 
-  app.post<{ Params: { messaging_id: string } }>('/admin/accounts/:messaging_id/webhook-secret/rotate', admin, async (request) => {
-    const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
-    const updated = await ctx.accounts.rotateWebhookSecret(account.id, 24 * 3600 * 1000, actor(request));
-    return { webhook_secret: updated.webhook_secret, previous_valid_until: new Date(updated.webhook_secret_previous_until!).toISOString() };
-  });
+  app.post<{ Params: { messaging_id: string } }>(
+    '/admin/accounts/:messaging_id/webhook-secret/rotate',
+    admin,
+    async (request) => {
+      const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
+      const updated = await ctx.accounts.rotateWebhookSecret(account.id, 24 * 3600 * 1000, actor(request));
+      return {
+        webhook_secret: updated.webhook_secret,
+        previous_valid_until: new Date(updated.webhook_secret_previous_until!).toISOString(),
+      };
+    },
+  );
 
   app.patch<{ Params: { id: string } }>('/admin/keys/:id', admin, async (request) => {
-    const key = await ctx.accounts.updateKeyRestrictions(positiveIntParam(request.params.id, 'Key'), bodyObject(request.body), actor(request));
+    const key = await ctx.accounts.updateKeyRestrictions(
+      positiveIntParam(request.params.id, 'Key'),
+      bodyObject(request.body),
+      actor(request),
+    );
     return presentKey(key);
   });
 
@@ -67,17 +82,29 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
   app.post<{ Params: { id: string } }>('/admin/keys/:id/topup', admin, async (request) => {
     const body = bodyObject(request.body);
     rejectUnknownFields(body, ['amount_rub', 'note']);
-    if (body.amount_rub === undefined) throw new AppError('missing_parameter', 'amount_rub is required', 'amount_rub');
-    const balance = await ctx.accounts.topup(positiveIntParam(request.params.id, 'Key'), body.amount_rub, body.note, actor(request));
+    if (body.amount_rub === undefined)
+      throw new AppError('missing_parameter', 'amount_rub is required', 'amount_rub');
+    const balance = await ctx.accounts.topup(
+      positiveIntParam(request.params.id, 'Key'),
+      body.amount_rub,
+      body.note,
+      actor(request),
+    );
     return { balance: microToRub(balance) };
   });
 
   app.put('/admin/maintenance', admin, async (request) => {
     const body = bodyObject(request.body);
     rejectUnknownFields(body, ['enabled']);
-    if (typeof body.enabled !== 'boolean') throw new AppError('invalid_parameter', 'enabled must be a boolean', 'enabled');
+    if (typeof body.enabled !== 'boolean')
+      throw new AppError('invalid_parameter', 'enabled must be a boolean', 'enabled');
     const enabled = await ctx.maintenance.set(body.enabled);
-    await ctx.storage.audit.append({ accountId: null, ...actor(request), action: enabled ? 'maintenance.on' : 'maintenance.off', now: ctx.clock.now() });
+    await ctx.storage.audit.append({
+      accountId: null,
+      ...actor(request),
+      action: enabled ? 'maintenance.on' : 'maintenance.off',
+      now: ctx.clock.now(),
+    });
     return { enabled };
   });
 
@@ -85,7 +112,21 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
 
   app.put<{ Params: { id: string } }>('/admin/models/:id', admin, async (request) => {
     const body = bodyObject(request.body);
-    rejectUnknownFields(body, ['id', 'name', 'provider', 'kind', 'unit', 'priceRub', 'priceOutputRub', 'active', 'visible', 'vision', 'route', 'params_schema', 'billing']);
+    rejectUnknownFields(body, [
+      'id',
+      'name',
+      'provider',
+      'kind',
+      'unit',
+      'priceRub',
+      'priceOutputRub',
+      'active',
+      'visible',
+      'vision',
+      'route',
+      'params_schema',
+      'billing',
+    ]);
     if (body.id !== undefined && body.id !== request.params.id) {
       throw new AppError('invalid_parameter', 'id in the body must match the id in the path', 'id');
     }
@@ -109,12 +150,22 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
     presentDelivery(await ctx.webhooks.redeliver(request.params.id, actor(request))),
   );
 
-  app.post<{ Params: { messaging_id: string } }>('/admin/accounts/:messaging_id/login-link', admin, async (request, reply) => {
-    const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
-    const link = await new PanelSessions(ctx.storage, ctx.clock).createLoginLink(account.id);
-    await ctx.storage.audit.append({ accountId: account.id, ...actor(request), action: 'login_link.created', now: ctx.clock.now() });
-    return reply
-      .code(201)
-      .send({ url: `${ctx.config.publicUrl}/panel/login?token=${link.token}`, expires_at: new Date(link.expiresAt).toISOString() });
-  });
+  app.post<{ Params: { messaging_id: string } }>(
+    '/admin/accounts/:messaging_id/login-link',
+    admin,
+    async (request, reply) => {
+      const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
+      const link = await new PanelSessions(ctx.storage, ctx.clock).createLoginLink(account.id);
+      await ctx.storage.audit.append({
+        accountId: account.id,
+        ...actor(request),
+        action: 'login_link.created',
+        now: ctx.clock.now(),
+      });
+      return reply.code(201).send({
+        url: `${ctx.config.publicUrl}/panel/login?token=${link.token}`,
+        expires_at: new Date(link.expiresAt).toISOString(),
+      });
+    },
+  );
 }

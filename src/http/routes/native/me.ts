@@ -6,11 +6,15 @@ import { AppError } from '../../../domain/errors.js';
 import { presentAccount } from '../../presenters/keys.js';
 
 export function registerMeRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.get('/me/keys', { config: { access: 'key' }, schema: { tags: ['account'], summary: 'The account of the calling key' } }, async (request) => {
-    const account = await ctx.storage.accounts.byId(request.apiKey.accountId);
-    if (!account) throw new AppError('invalid_api_key');
-    return presentAccount(account, await ctx.storage.keys.listForAccount(account.id));
-  });
+  app.get(
+    '/me/keys',
+    { config: { access: 'key' }, schema: { tags: ['account'], summary: 'The account of the calling key' } },
+    async (request) => {
+      const account = await ctx.storage.accounts.byId(request.apiKey.accountId);
+      if (!account) throw new AppError('invalid_api_key');
+      return presentAccount(account, await ctx.storage.keys.listForAccount(account.id));
+    },
+  );
 
   app.get(
     '/me/balance',

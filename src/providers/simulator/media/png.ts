@@ -39,28 +39,31 @@ export function encodePng(image: RgbImage): Buffer {
 function filterScanlines(image: RgbImage): Buffer {
   const stride = image.width * 3;
   const px = image.pixels;
-  const out = Buffer.alloc(image.height * (stride + 1));
+  const out = Buffer.allocUnsafe(image.height * (stride + 1));
   for (let y = 0; y < image.height; y++) {
     const row = y * stride;
+    let at = y * (stride + 1);
+    out[at++] = FILTER_PAETH;
+    if (y === 0) {
+      // No row above: Paeth predicts from the left neighbour only.
+      for (let i = 0; i < stride; i++) out[at + i] = (px[i] - (i >= 3 ? px[i - 3] : 0)) & 0xff;
+      continue;
+    }
     const above = row - stride;
-    out[y * (stride + 1)] = FILTER_PAETH;
-    for (let i = 0; i < stride; i++) {
-      const left = i >= 3 ? px[row + i - 3] : 0;
-      const up = y > 0 ? px[above + i] : 0;
-      const upLeft = i >= 3 && y > 0 ? px[above + i - 3] : 0;
-      out[y * (stride + 1) + 1 + i] = (px[row + i] - paethPredictor(left, up, upLeft)) & 0xff;
+    for (let i = 0; i < 3; i++) out[at + i] = (px[row + i] - px[above + i]) & 0xff;
+    // The Paeth predictor, inlined: this loop runs once per byte of the image.
+    for (let i = 3; i < stride; i++) {
+      const left = px[row + i - 3];
+      const up = px[above + i];
+      const upLeft = px[above + i - 3];
+      const toLeft = Math.abs(up - upLeft);
+      const toUp = Math.abs(left - upLeft);
+      const toUpLeft = Math.abs(left + up - 2 * upLeft);
+      const predicted = toLeft <= toUp && toLeft <= toUpLeft ? left : toUp <= toUpLeft ? up : upLeft;
+      out[at + i] = (px[row + i] - predicted) & 0xff;
     }
   }
   return out;
-}
-
-function paethPredictor(left: number, up: number, upLeft: number): number {
-  const estimate = left + up - upLeft;
-  const toLeft = Math.abs(estimate - left);
-  const toUp = Math.abs(estimate - up);
-  const toUpLeft = Math.abs(estimate - upLeft);
-  if (toLeft <= toUp && toLeft <= toUpLeft) return left;
-  return toUp <= toUpLeft ? up : upLeft;
 }
 
 function chunk(type: string, data: Buffer): Buffer {

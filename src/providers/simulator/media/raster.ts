@@ -44,30 +44,83 @@ export function createScene(prompt: string, seed: number): Scene {
   };
 }
 
-/** The static part of every frame: gradient plus a low-contrast pattern. */
+/**
+ * The static part of every frame: gradient plus a low-contrast pattern. Hot (every simulator render
+ * starts here), so everything that depends on one axis only is computed once per row or column,
+ * and the inner loop writes a Uint8ClampedArray view (it clamps and rounds for us).
+ */
 export function paintBackdrop(scene: Scene, width: number, height: number): RgbImage {
   const image = createImage(width, height);
+  const out = new Uint8ClampedArray(image.pixels.buffer, image.pixels.byteOffset, image.pixels.length);
   const cos = Math.cos(scene.gradientAngle);
   const sin = Math.sin(scene.gradientAngle);
   // Normalise the projection so the gradient spans exactly corner to corner.
   const corners = [0, cos, sin, cos + sin];
   const low = Math.min(...corners);
   const span = Math.max(...corners) - low || 1;
+  const [r0, g0, b0] = scene.gradientFrom;
+  const dr = scene.gradientTo[0] - r0;
+  const dg = scene.gradientTo[1] - g0;
+  const db = scene.gradientTo[2] - b0;
+  const columnMix = new Float64Array(width);
+  for (let x = 0; x < width; x++) columnMix[x] = ((x / width) * cos - low) / span;
+  const pattern = patternRows(scene, width, height);
+  const shades = new Float64Array(width);
+  let offset = 0;
   for (let y = 0; y < height; y++) {
-    const v = y / height;
+    const rowMix = ((y / height) * sin) / span;
+    pattern(y, shades);
     for (let x = 0; x < width; x++) {
-      const u = x / width;
-      const mix = (u * cos + v * sin - low) / span;
-      const shade = 0.84 + 0.16 * patternAt(scene, u, v, height / width);
-      const offset = (y * width + x) * 3;
-      for (let channel = 0; channel < 3; channel++) {
-        const value =
-          scene.gradientFrom[channel] + (scene.gradientTo[channel] - scene.gradientFrom[channel]) * mix;
-        image.pixels[offset + channel] = clampByte(value * shade);
-      }
+      const mix = columnMix[x] + rowMix;
+      const shade = 0.84 + 0.16 * shades[x];
+      out[offset] = (r0 + dr * mix) * shade;
+      out[offset + 1] = (g0 + dg * mix) * shade;
+      out[offset + 2] = (b0 + db * mix) * shade;
+      offset += 3;
     }
   }
   return image;
+}
+
+/**
+ * The scene's pattern (-1..1) row by row: `fill(y, row)` writes one value per column. Stripes and
+ * waves are separable (sin(a + b) = sin a cos b + cos a sin b; a product of sines), so they need
+ * no trigonometry per pixel; rings need one sqrt and one sin per pixel.
+ */
+function patternRows(scene: Scene, width: number, height: number): (y: number, row: Float64Array) => void {
+  const turns = 2 * Math.PI * scene.patternFrequency;
+  const aspect = height / width;
+  const columns = (f: (u: number) => number) => Float64Array.from({ length: width }, (_, x) => f(x / width));
+  const rowY = (y: number) => (y / height) * aspect;
+  switch (scene.pattern) {
+    case 'rings': {
+      const dx2 = columns((u) => (u - scene.patternCenter.x) ** 2);
+      const centerY = scene.patternCenter.y * aspect;
+      return (y, row) => {
+        const dy2 = (rowY(y) - centerY) ** 2;
+        for (let x = 0; x < width; x++) row[x] = Math.sin(turns * Math.sqrt(dx2[x] + dy2));
+      };
+    }
+    case 'stripes': {
+      const along = Math.cos(scene.patternAngle);
+      const across = Math.sin(scene.patternAngle);
+      const sinU = columns((u) => Math.sin(turns * u * along));
+      const cosU = columns((u) => Math.cos(turns * u * along));
+      return (y, row) => {
+        const phase = turns * rowY(y) * across;
+        const sinV = Math.sin(phase);
+        const cosV = Math.cos(phase);
+        for (let x = 0; x < width; x++) row[x] = sinU[x] * cosV + cosU[x] * sinV;
+      };
+    }
+    case 'waves': {
+      const sinU = columns((u) => Math.sin(turns * u));
+      return (y, row) => {
+        const sinV = Math.sin(turns * rowY(y));
+        for (let x = 0; x < width; x++) row[x] = sinU[x] * sinV;
+      };
+    }
+  }
 }
 
 /**
@@ -100,19 +153,6 @@ export function paintFrame(
 
 function createImage(width: number, height: number): RgbImage {
   return { width, height, pixels: new Uint8Array(width * height * 3) };
-}
-
-function patternAt(scene: Scene, u: number, v: number, aspect: number): number {
-  const turns = 2 * Math.PI * scene.patternFrequency;
-  const y = v * aspect;
-  switch (scene.pattern) {
-    case 'rings':
-      return Math.sin(turns * Math.hypot(u - scene.patternCenter.x, y - scene.patternCenter.y * aspect));
-    case 'stripes':
-      return Math.sin(turns * (u * Math.cos(scene.patternAngle) + y * Math.sin(scene.patternAngle)));
-    case 'waves':
-      return Math.sin(turns * u) * Math.sin(turns * y);
-  }
 }
 
 /** A shaded ball with an anti-aliased edge. */
@@ -217,34 +257,37 @@ function textScaleFor(width: number, height: number): number {
 }
 
 function fillRect(image: RgbImage, x: number, y: number, w: number, h: number, color: Rgb): void {
-  forEachPixel(image, x, y, w, h, (offset) => {
-    image.pixels[offset] = color[0];
-    image.pixels[offset + 1] = color[1];
-    image.pixels[offset + 2] = color[2];
-  });
-}
-
-function shadeRect(image: RgbImage, x: number, y: number, w: number, h: number, factor: number): void {
-  forEachPixel(image, x, y, w, h, (offset) => {
-    for (let channel = 0; channel < 3; channel++) {
-      image.pixels[offset + channel] = Math.round(image.pixels[offset + channel] * factor);
-    }
-  });
-}
-
-/** Visits the byte offset of every pixel of a rectangle, clipped to the image. */
-function forEachPixel(
-  image: RgbImage,
-  x: number,
-  y: number,
-  w: number,
-  h: number,
-  visit: (offset: number) => void,
-): void {
+  const px = image.pixels;
+  const [r, g, b] = color;
+  const left = Math.max(0, x);
   const right = Math.min(image.width, x + w);
   const bottom = Math.min(image.height, y + h);
   for (let row = Math.max(0, y); row < bottom; row++) {
-    for (let column = Math.max(0, x); column < right; column++) visit((row * image.width + column) * 3);
+    for (
+      let offset = (row * image.width + left) * 3, end = (row * image.width + right) * 3;
+      offset < end;
+      offset += 3
+    ) {
+      px[offset] = r;
+      px[offset + 1] = g;
+      px[offset + 2] = b;
+    }
+  }
+}
+
+function shadeRect(image: RgbImage, x: number, y: number, w: number, h: number, factor: number): void {
+  const px = image.pixels;
+  const left = Math.max(0, x);
+  const right = Math.min(image.width, x + w);
+  const bottom = Math.min(image.height, y + h);
+  for (let row = Math.max(0, y); row < bottom; row++) {
+    for (
+      let offset = (row * image.width + left) * 3, end = (row * image.width + right) * 3;
+      offset < end;
+      offset++
+    ) {
+      px[offset] = Math.round(px[offset] * factor);
+    }
   }
 }
 
