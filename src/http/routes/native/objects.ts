@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { AppError } from '../../../domain/errors.js';
-import { parseRange } from '../../range.js';
+import { sendStoredObject } from '../../object-response.js';
 
 export function registerObjectRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Params: { name: string } }>(
@@ -22,27 +22,16 @@ export function registerObjectRoutes(app: FastifyInstance, ctx: AppContext): voi
     async (request, reply) => {
       const info = await ctx.objects.stat(request.params.name);
       if (!info) throw new AppError('not_found', 'Object not found');
-      const range = parseRange(request.headers.range, info.size);
-      reply.header('Accept-Ranges', 'bytes');
       // Names are never reused, so the bytes behind a URL never change.
       reply.header('Cache-Control', 'public, max-age=31536000, immutable');
       reply.header('ETag', `"${info.name}"`);
-      reply.type(info.contentType);
-      if (range.kind === 'unsatisfiable') {
-        throw new AppError('range_not_satisfiable', undefined, null, {
-          headers: { 'Content-Range': `bytes */${info.size}` },
-        });
-      }
-      const body = await ctx.objects.get(info.name, range.kind === 'range' ? range.range : undefined);
-      if (!body) throw new AppError('not_found', 'Object not found');
-      if (range.kind === 'range') {
-        reply.code(206);
-        reply.header('Content-Range', `bytes ${range.range.start}-${range.range.end}/${info.size}`);
-        reply.header('Content-Length', range.range.end - range.range.start + 1);
-      } else {
-        reply.header('Content-Length', info.size);
-      }
-      return reply.send(body.stream);
+      return sendStoredObject(
+        ctx.objects,
+        info,
+        request,
+        reply,
+        new AppError('not_found', 'Object not found'),
+      );
     },
   );
 }

@@ -18,8 +18,8 @@ import { objectNameOf } from '../../../services/openai/result-object.js';
 import type { TaskRow } from '../../../storage/repositories/tasks.js';
 import { bodyObject } from '../../body.js';
 import { captureFormBodies, isFormBody } from '../../form-body.js';
+import { sendStoredObject } from '../../object-response.js';
 import { openAiVideoSchema, presentOpenAiVideo } from '../../presenters/openai-video.js';
-import { parseRange } from '../../range.js';
 import { captureRawJsonBodies, parsedJson } from '../../raw-json.js';
 import { idempotentRequestOf, sendOutcome } from '../native/generate.js';
 
@@ -151,24 +151,13 @@ export async function registerVideoRoutes(app: FastifyInstance, ctx: AppContext)
       const info = name === undefined ? undefined : await ctx.objects.stat(name);
       if (!info) throw new AppError('internal_error', 'The video file of this task is missing');
 
-      const range = parseRange(request.headers.range, info.size);
-      reply.header('Accept-Ranges', 'bytes');
-      reply.type(info.contentType);
-      if (range.kind === 'unsatisfiable') {
-        throw new AppError('range_not_satisfiable', undefined, null, {
-          headers: { 'Content-Range': `bytes */${info.size}` },
-        });
-      }
-      const body = await ctx.objects.get(info.name, range.kind === 'range' ? range.range : undefined);
-      if (!body) throw new AppError('internal_error', 'The video file of this task is missing');
-      if (range.kind === 'range') {
-        reply.code(206);
-        reply.header('Content-Range', `bytes ${range.range.start}-${range.range.end}/${info.size}`);
-        reply.header('Content-Length', range.range.end - range.range.start + 1);
-      } else {
-        reply.header('Content-Length', info.size);
-      }
-      return reply.send(body.stream);
+      return sendStoredObject(
+        ctx.objects,
+        info,
+        request,
+        reply,
+        new AppError('internal_error', 'The video file of this task is missing'),
+      );
     },
   );
 }
