@@ -230,9 +230,8 @@ describe('rate_limit_per_min (in memory)', () => {
     }
   });
 
-  it("webhook deliveries do not count against the limit; the client's own requests do", async (ctx) => {
+  it("webhook deliveries do not count against the limit; the client's own requests do", async () => {
     const app = await start();
-    if (!app.http.hasRoute({ method: 'POST', url: '/generate' })) ctx.skip('POST /generate is not built yet');
     const delivered: string[] = [];
     const receiver = createServer((req, res) => {
       req.resume();
