@@ -155,6 +155,23 @@ class NativeParams {
   }
 }
 
+/** The fields images and videos map alike; true when `field` was one of them. */
+function mapSharedField(native: NativeParams, field: string, value: unknown): boolean {
+  switch (field) {
+    case 'model':
+    case 'extra_body':
+      return true;
+    case 'prompt':
+      if (!absent(value)) native.set('prompt', value, 'prompt');
+      return true;
+    case 'size':
+      native.set('aspect_ratio', sizeToAspectRatio(value), 'size');
+      return true;
+    default:
+      return false;
+  }
+}
+
 /**
  * POST /v1/images/generations. `nativeNames` are the model's params (its schema's properties): an
  * OpenAI image option with a native twin is passed on, one without is ignored. `n` must be 1 and
@@ -168,16 +185,8 @@ export function mapImageRequest(
   const native = new NativeParams();
   let responseFormat: ImageRequest['responseFormat'] = 'url';
   for (const [field, value] of Object.entries(body)) {
+    if (mapSharedField(native, field, value)) continue;
     switch (field) {
-      case 'model':
-      case 'extra_body':
-        break;
-      case 'prompt':
-        if (!absent(value)) native.set('prompt', value, 'prompt');
-        break;
-      case 'size':
-        native.set('aspect_ratio', sizeToAspectRatio(value), 'size');
-        break;
       case 'n':
         if (!absent(value) && value !== 1 && value !== '1')
           throw new AppError(
@@ -247,16 +256,8 @@ function inputReference(value: unknown): string | undefined {
 export function mapVideoRequest(body: Record<string, unknown>, modelId: string): NativeRequest {
   const native = new NativeParams();
   for (const [field, value] of Object.entries(body)) {
+    if (mapSharedField(native, field, value)) continue;
     switch (field) {
-      case 'model':
-      case 'extra_body':
-        break;
-      case 'prompt':
-        if (!absent(value)) native.set('prompt', value, 'prompt');
-        break;
-      case 'size':
-        native.set('aspect_ratio', sizeToAspectRatio(value), 'size');
-        break;
       case 'seconds':
         native.set('duration', secondsToDuration(value), 'seconds');
         break;
