@@ -1,7 +1,8 @@
 // Sequential requests over one keep-alive connection per system, timed with hrtime, so that the
 // added latency of a gateway can be measured in fractions of a millisecond. Systems are measured in
 // interleaved rounds, so background noise on a shared machine hits every system alike.
-import { Client } from 'undici';
+import type { Client } from 'undici';
+import { type InterleavedJob, runInterleaved } from './interleaved.js';
 import { summarizeLatencies } from './stats.js';
 import type { LatencySummary } from './types.js';
 
@@ -14,12 +15,7 @@ export interface HttpTarget {
   body?: string;
 }
 
-export interface LatencyJob {
-  targets: HttpTarget[];
-  warmup: number;
-  rounds: number;
-  perRound: number;
-}
+export type LatencyJob = InterleavedJob;
 
 async function timedRequest(client: Client, target: HttpTarget): Promise<number | null> {
   const start = process.hrtime.bigint();
@@ -39,29 +35,8 @@ async function timedRequest(client: Client, target: HttpTarget): Promise<number 
 }
 
 export async function measureLatency(job: LatencyJob): Promise<Record<string, LatencySummary>> {
-  const clients = new Map(
-    job.targets.map((t) => [t.name, new Client(t.origin, { pipelining: 1, keepAliveTimeout: 60_000 })]),
-  );
-  const samples = new Map(job.targets.map((t) => [t.name, [] as number[]]));
-  const failures = new Map(job.targets.map((t) => [t.name, 0]));
-  try {
-    for (const target of job.targets) {
-      for (let i = 0; i < job.warmup; i++) await timedRequest(clients.get(target.name)!, target);
-    }
-    for (let round = 0; round < job.rounds; round++) {
-      for (const target of job.targets) {
-        const client = clients.get(target.name)!;
-        for (let i = 0; i < job.perRound; i++) {
-          const ms = await timedRequest(client, target);
-          if (ms === null) failures.set(target.name, failures.get(target.name)! + 1);
-          else samples.get(target.name)!.push(ms);
-        }
-      }
-    }
-  } finally {
-    await Promise.all([...clients.values()].map((c) => c.close()));
-  }
+  const results = await runInterleaved(job, timedRequest);
   return Object.fromEntries(
-    job.targets.map((t) => [t.name, summarizeLatencies(samples.get(t.name)!, failures.get(t.name)!)]),
+    [...results].map(([name, r]) => [name, summarizeLatencies(r.samples, r.failures)]),
   );
 }

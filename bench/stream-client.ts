@@ -1,17 +1,13 @@
 // A streaming chat client: time to the first SSE data event and data events per second, one
 // stream at a time per system, systems interleaved round by round like the latency client.
 import { createParser } from 'eventsource-parser';
-import { Client } from 'undici';
+import type { Client } from 'undici';
+import { type InterleavedJob, runInterleaved } from './interleaved.js';
 import type { HttpTarget } from './latency-client.js';
 import { percentile } from './stats.js';
 import type { StreamSummary } from './types.js';
 
-export interface StreamJob {
-  targets: HttpTarget[];
-  warmup: number;
-  rounds: number;
-  perRound: number;
-}
+export type StreamJob = InterleavedJob;
 
 interface StreamSample {
   ttfcMs: number;
@@ -70,28 +66,6 @@ function summarize(samples: StreamSample[], failures: number): StreamSummary {
 }
 
 export async function measureStreams(job: StreamJob): Promise<Record<string, StreamSummary>> {
-  const clients = new Map(
-    job.targets.map((t) => [t.name, new Client(t.origin, { pipelining: 1, keepAliveTimeout: 60_000 })]),
-  );
-  const samples = new Map(job.targets.map((t) => [t.name, [] as StreamSample[]]));
-  const failures = new Map(job.targets.map((t) => [t.name, 0]));
-  try {
-    for (const target of job.targets) {
-      for (let i = 0; i < job.warmup; i++) await oneStream(clients.get(target.name)!, target);
-    }
-    for (let round = 0; round < job.rounds; round++) {
-      for (const target of job.targets) {
-        for (let i = 0; i < job.perRound; i++) {
-          const sample = await oneStream(clients.get(target.name)!, target);
-          if (sample) samples.get(target.name)!.push(sample);
-          else failures.set(target.name, failures.get(target.name)! + 1);
-        }
-      }
-    }
-  } finally {
-    await Promise.all([...clients.values()].map((c) => c.close()));
-  }
-  return Object.fromEntries(
-    job.targets.map((t) => [t.name, summarize(samples.get(t.name)!, failures.get(t.name)!)]),
-  );
+  const results = await runInterleaved(job, oneStream);
+  return Object.fromEntries([...results].map(([name, r]) => [name, summarize(r.samples, r.failures)]));
 }
