@@ -25,11 +25,6 @@ interface CacheEntry {
 
 export class AuthService {
   private readonly cache = new Map<string, CacheEntry>();
-  /**
-   * Authorization header → key hash: a pure function of the header, memoized because the same few
-   * keys call again and again and the SHA-256 plus the parse cost more than the cache lookup.
-   */
-  private readonly hashes = new Map<string, string>();
   /** Bumped by every eviction, so a load that raced with one is not cached (see authenticate). */
   private generation = 0;
 
@@ -62,15 +57,11 @@ export class AuthService {
     return key;
   }
 
+  /** Hashed on every request rather than memoized: raw keys are never kept in process memory. */
   private hashOf(authorization: string | undefined): string {
-    let keyHash = authorization === undefined ? undefined : this.hashes.get(authorization);
-    if (keyHash !== undefined) return keyHash;
     const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
     if (!match || !looksLikeApiKey(match[1])) throw new AppError('invalid_api_key');
-    keyHash = hashApiKey(match[1]);
-    if (this.hashes.size >= this.maxEntries) this.hashes.clear();
-    this.hashes.set(authorization as string, keyHash);
-    return keyHash;
+    return hashApiKey(match[1]);
   }
 
   private async load(keyHash: string): Promise<AuthenticatedKey | null> {
