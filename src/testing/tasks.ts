@@ -1,9 +1,6 @@
 // Helpers for task tests: an app whose results go to a temporary DATA_DIR, with or without the
 // in-process task runner, and small readers for tasks, balances and the ledger.
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Config } from '../config.js';
 import type { Engine } from '../storage/db.js';
@@ -26,23 +23,22 @@ export async function createTaskTestApp(
     dataDir?: string;
   } = {},
 ): Promise<TaskTestApp> {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gengate-data-'));
+  // createTestApp makes (and later removes) a private data directory unless one is given.
   const app = await createTestApp({
     engine: options.engine,
     db: options.db,
-    config: { dataDir, ...options.config },
+    config: { ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...options.config },
   });
   const runner = options.runner === false ? undefined : startTaskRunner(app.ctx, () => {});
   return {
     ...app,
     runner,
-    dataDir,
+    dataDir: app.config.dataDir,
     async dispose() {
       await runner?.stop();
       // fetch() keeps connections alive; a listening server would wait for them to time out.
       app.http.server.closeAllConnections?.();
       await app.dispose();
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
