@@ -11,10 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../cli/cli.js';
 import { enqueueTaskWebhook } from '../services/webhooks/outbox.js';
-import { type Receiver, startReceiver } from '../services/webhooks/test-receiver.js';
 import { openSqlite } from '../storage/db.js';
 import { createTestApp, type TestApp, testConfig } from '../testing/app.js';
 import type { TestDb } from '../testing/db.js';
+import { type Receiver, startReceiver } from '../testing/webhook-receiver.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const WEBHOOK_TIMEOUT_MS = 2_000;

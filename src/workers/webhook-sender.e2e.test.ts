@@ -3,7 +3,6 @@
 // finishing transaction.
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Receiver, type Responder, startReceiver } from '../services/webhooks/test-receiver.js';
 import { ADMIN_TOKEN, type TestKey } from '../testing/app.js';
 import {
   createTaskTestApp,
@@ -13,6 +12,7 @@ import {
   type TaskTestApp,
   waitForFinal,
 } from '../testing/tasks.js';
+import { type Receiver, type Responder, startReceiver } from '../testing/webhook-receiver.js';
 import type { RunningWorker } from './index.js';
 import { startWebhookSender } from './webhook-sender.js';
 

@@ -4,10 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueTaskWebhook, type FinalTask } from '../services/webhooks/outbox.js';
-import { type Receiver, type Responder, startReceiver } from '../services/webhooks/test-receiver.js';
 import type { WebhookDeliveryRow } from '../storage/repositories/webhooks.js';
 import { ADMIN_TOKEN, createTestApp, type TestApp, type TestKey } from '../testing/app.js';
 import { ENGINES } from '../testing/db.js';
+import { type Receiver, type Responder, startReceiver } from '../testing/webhook-receiver.js';
 import type { RunningWorker } from './index.js';
 import { startWebhookSender } from './webhook-sender.js';
 

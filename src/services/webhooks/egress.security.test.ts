@@ -5,10 +5,10 @@
 import type { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateWebhookSecret } from '../../domain/webhooks/secret.js';
+import { type Receiver, startReceiver } from '../../testing/webhook-receiver.js';
 import { createEgressAgent } from './egress.js';
 import { sendWebhook } from './sender.js';
 import { assertWebhookTargetAllowed, type ResolveHost } from './target-policy.js';
-import { type Receiver, startReceiver } from './test-receiver.js';
 
 const TIMEOUT_MS = 1_000;
 const PUBLIC = '93.184.216.34';

@@ -2,9 +2,9 @@ import { Webhook } from 'standardwebhooks';
 import type { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateWebhookSecret } from '../../domain/webhooks/secret.js';
+import { type Receiver, startReceiver } from '../../testing/webhook-receiver.js';
 import { createEgressAgent } from './egress.js';
 import { sendWebhook } from './sender.js';
-import { type Receiver, startReceiver } from './test-receiver.js';
 
 const TIMEOUT_MS = 300;
 
