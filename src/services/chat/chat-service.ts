@@ -1,12 +1,12 @@
 // The chat use case, up to the upstream call: checks in the order of DESIGN.md section 4, then the
 // hold and the usage row in one transaction. What happens next (call, stream, settle) is ChatCall's.
-import { randomUUID } from 'node:crypto';
 import { planChatHold, type TokenPrices } from '../../domain/billing/chat-cost.js';
 import { isInternalModelId } from '../../domain/catalog/model.js';
 import { maxCompletionTokensOf } from '../../domain/chat/output-limits.js';
 import { estimatePromptTokens, measurePrompt, promptTokenBound } from '../../domain/chat/prompt-size.js';
 import { type ChatRequest, parseChatRequest, readChatModel } from '../../domain/chat/request.js';
 import { AppError } from '../../domain/errors.js';
+import { uuidV7 } from '../../domain/ids.js';
 import { modelAllowed } from '../../domain/keys/restrictions.js';
 import type { ChatRegistry } from '../../providers/chat-registry.js';
 import type { Storage } from '../../storage/storage.js';
@@ -57,7 +57,7 @@ export class ChatService {
       outputPerMillion: model.priceOutputMicro,
       coefficientPpm: key.coefficientPpm,
     };
-    const id = `chat_${randomUUID()}`;
+    const id = `chat_${uuidV7()}`;
     const plan = await this.deps.storage.transaction(async (tx) => {
       const balance = await tx.usage.lockBalance(key.accountId, key.keyId);
       if (balance === undefined) throw new AppError('invalid_api_key');

@@ -2,11 +2,11 @@
 // the checks of DESIGN.md §4 from model_name on, then ONE transaction with the task (pending), its
 // hold (a guarded write: 402 when the balance does not cover it) and whatever the caller adds, such
 // as the idempotent answer. Nothing is written when any check fails.
-import { randomUUID } from 'node:crypto';
 import { microToRub } from '../../domain/billing/money.js';
 import type { CatalogModel } from '../../domain/catalog/model.js';
 import { isInternalModelId } from '../../domain/catalog/model.js';
 import { AppError } from '../../domain/errors.js';
+import { uuidV7 } from '../../domain/ids.js';
 import { modelAllowed } from '../../domain/keys/restrictions.js';
 import type { ParamsValidator } from '../../domain/tasks/params.js';
 import { quoteTask } from '../../domain/tasks/pricing.js';
@@ -94,7 +94,7 @@ export async function createTask(deps: CreateTaskDeps, input: CreateTaskInput): 
 
   const now = deps.clock.now();
   const task: TaskRow = {
-    id: randomUUID(),
+    id: uuidV7(),
     account_id: input.key.accountId,
     key_id: input.key.keyId,
     model_id: model.id,

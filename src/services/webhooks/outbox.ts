@@ -1,6 +1,6 @@
 // The webhook outbox: the delivery row is written in the same transaction that makes a task final,
 // so a crash between finishing a task and sending its webhook loses nothing.
-import { randomBytes } from 'node:crypto';
+import { timeOrderedHex } from '../../domain/ids.js';
 import type { Storage } from '../../storage/storage.js';
 
 export interface FinalTask {
@@ -28,7 +28,7 @@ export async function enqueueTaskWebhook(
   now: number,
 ): Promise<string | undefined> {
   if (!task.webhook_url) return undefined;
-  const id = `msg_${randomBytes(16).toString('hex')}`;
+  const id = `msg_${timeOrderedHex()}`;
   await tx.webhooks.insert({
     id,
     task_id: task.id,

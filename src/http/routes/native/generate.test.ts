@@ -253,7 +253,7 @@ describe('POST /generate accepted', () => {
     const res = await generate(app, k, params);
     expect(res.statusCode).toBe(202);
     const { task_id } = res.json();
-    expect(task_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(task_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const task = (await app.ctx.storage.tasks.getForOwner(k.accountId, task_id))!;
     const entries = await app.ctx.storage.ledger.entriesForTask(task_id);
     expect(entries.map((e) => [e.kind, Number(e.amount)])).toEqual([['hold', Number(task.hold_amount)]]);
