@@ -13,7 +13,9 @@ describe('time-ordered ids', () => {
   it('sort by creation time, whatever their random part', () => {
     const ids = [3, 1, 2, 1000, 999].map((ms) => uuidV7(1_700_000_000_000 + ms));
     const byTime = [1, 2, 3, 999, 1000].map((ms) => (1_700_000_000_000 + ms).toString(16));
-    expect([...ids].sort().map((id) => (id.slice(0, 8) + id.slice(9, 13)).replace(/^0+/, ''))).toEqual(byTime);
+    expect([...ids].sort().map((id) => (id.slice(0, 8) + id.slice(9, 13)).replace(/^0+/, ''))).toEqual(
+      byTime,
+    );
     const hex = [5, 4].map((ms) => timeOrderedHex(1_700_000_000_000 + ms));
     expect(hex[1] < hex[0]).toBe(true);
     expect(hex[0]).toMatch(/^[0-9a-f]{32}$/);

@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { BACKSTOP_CHECKPOINT_PAGES, type Checkpointer, startCheckpointer } from './sqlite-checkpointer.js';
+import { registerSqliteDirect } from './sqlite-direct.js';
 import { ImmediateSqliteDialect, SQLITE_BUSY_WAIT_MS } from './sqlite-driver.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -58,9 +59,12 @@ export function openSqlite(file: string, options: { backgroundCheckpoint?: boole
     checkpointer = startCheckpointer(file);
     raw.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   }
-  const kysely = new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) as never }),
-  });
+  const statements = withStatementCache(raw);
+  const dialect = new ImmediateSqliteDialect({ database: statements as never });
+  const kysely = new Kysely<Database>({ dialect });
+  const driver = dialect.driver;
+  if (driver)
+    registerSqliteDirect(kysely, { prepare: (sql) => statements.prepare(sql), idle: () => driver.idle() });
   return {
     kysely,
     engine: 'sqlite',

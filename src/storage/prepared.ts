@@ -6,6 +6,7 @@
 // no optional clauses, no IN lists of varying length.
 import type { Compilable, CompiledQuery, Kysely, QueryResult, RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
+import { tryDirect } from './sqlite-direct.js';
 
 /** Stands for the value of parameter `name` (or `row.column`) while the query is built. */
 class Placeholder {
@@ -74,6 +75,14 @@ export function prepared<P extends object, R>(
       // Kysely would leave out an undefined column; a prepared query binds NULL instead.
       parameters[i] = value ?? null;
     }
+    // SQLite: run the statement at once when that is safe (see sqlite-direct.ts).
+    let direct: QueryResult<R> | undefined;
+    try {
+      direct = tryDirect<R>(db, template.query.sql, parameters);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (direct) return Promise.resolve(direct);
     return db.executeQuery<R>({ ...template.query, parameters });
   };
 }

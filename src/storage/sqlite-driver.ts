@@ -52,11 +52,23 @@ class BusyWaitingConnection implements DatabaseConnection {
 
 class ImmediateSqliteDriver extends SqliteDriver {
   private connection?: BusyWaitingConnection;
+  /** Whether a query or transaction holds the connection (see sqlite-direct.ts). */
+  private held = false;
+
+  idle(): boolean {
+    return !this.held;
+  }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     const inner = await super.acquireConnection();
+    this.held = true;
     this.connection ??= new BusyWaitingConnection(inner);
     return this.connection;
+  }
+
+  override async releaseConnection(): Promise<void> {
+    this.held = false;
+    await super.releaseConnection();
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -80,11 +92,15 @@ class ImmediateSqliteDriver extends SqliteDriver {
 }
 
 export class ImmediateSqliteDialect extends SqliteDialect {
+  /** The driver Kysely created (it creates one, in its constructor). */
+  driver?: ImmediateSqliteDriver;
+
   constructor(private readonly options: ConstructorParameters<typeof SqliteDialect>[0]) {
     super(options);
   }
 
   override createDriver() {
-    return new ImmediateSqliteDriver(this.options);
+    this.driver = new ImmediateSqliteDriver(this.options);
+    return this.driver;
   }
 }
