@@ -1,9 +1,13 @@
 // GET /tasks/{task_id}: the caller's own task. Another account's task is the same 404 as an unknown id.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../context.js';
+import { FinalTaskAnswers } from '../../presenters/final-task-answers.js';
 import { presentTask, taskSchema } from '../../presenters/task.js';
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 export function registerTaskRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const finalAnswers = new FinalTaskAnswers();
   app.get<{ Params: { task_id: string } }>(
     '/tasks/:task_id',
     {
@@ -15,7 +19,15 @@ export function registerTaskRoutes(app: FastifyInstance, ctx: AppContext): void 
         response: { 200: taskSchema },
       },
     },
-    async (request) =>
-      presentTask(await ctx.tasks.getForOwner(request.apiKey.accountId, request.params.task_id)),
+    async (request, reply) => {
+      const { accountId } = request.apiKey;
+      reply.type(JSON_TYPE);
+      const cached = finalAnswers.get(accountId, request.params.task_id.toLowerCase());
+      if (cached !== undefined) return cached;
+      const task = await ctx.tasks.getForOwner(accountId, request.params.task_id);
+      const body = JSON.stringify(presentTask(task));
+      finalAnswers.remember(task, body);
+      return body;
+    },
   );
 }
