@@ -8,6 +8,7 @@
 // before, without savepoints.
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
+import { tryDirect } from './sqlite-direct.js';
 
 type Work = (trx: Transaction<Database>) => Promise<unknown>;
 
@@ -23,6 +24,11 @@ const MAX_BATCH = 64;
 const SAVEPOINT = CompiledQuery.raw('savepoint grouped');
 const RELEASE = CompiledQuery.raw('release grouped');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to grouped');
+
+/** A savepoint statement, run directly on the connection the batch holds (see sqlite-direct.ts). */
+async function execute(trx: Transaction<Database>, query: CompiledQuery): Promise<void> {
+  if (!tryDirect(trx, query.sql, query.parameters)) await trx.executeQuery(query);
+}
 
 export class GroupCommit {
   private queue: Queued[] = [];
@@ -64,14 +70,14 @@ export class GroupCommit {
     try {
       await this.db.transaction().execute(async (trx) => {
         for (const item of batch) {
-          await trx.executeQuery(SAVEPOINT);
+          await execute(trx, SAVEPOINT);
           try {
             const value = await item.work(trx);
-            await trx.executeQuery(RELEASE);
+            await execute(trx, RELEASE);
             outcomes.push({ ok: true, value });
           } catch (error) {
-            await trx.executeQuery(ROLLBACK_TO);
-            await trx.executeQuery(RELEASE);
+            await execute(trx, ROLLBACK_TO);
+            await execute(trx, RELEASE);
             outcomes.push({ ok: false, value: error });
           }
         }

@@ -85,15 +85,28 @@ export interface ChatHoldInput {
 }
 
 /**
+ * The hold of a request whose whole completion budget the balance covers: what planChatHold
+ * returns whenever the balance is at least its amount. Callers may try this hold first and read the
+ * balance only when it is refused.
+ */
+export function fullChatHold(input: Omit<ChatHoldInput, 'balance'>): ChatHoldPlan {
+  const wanted = input.requestedMaxTokens ?? input.modelMaxCompletionTokens;
+  return {
+    amount: chatCost(input.promptTokenBound, wanted, input.prices),
+    maxCompletionTokens: wanted,
+    lowered: false,
+  };
+}
+
+/**
  * Sizes the hold taken before calling upstream. The hold covers the prompt bound plus the completion
  * budget; when the balance cannot cover that budget, the budget is lowered to what the balance
  * covers (the caller then lowers the upstream max tokens, so the cost can never exceed the hold).
  * 402 when the balance cannot cover the prompt bound plus a single completion token.
  */
 export function planChatHold(input: ChatHoldInput): ChatHoldPlan {
-  const wanted = input.requestedMaxTokens ?? input.modelMaxCompletionTokens;
-  const full = chatCost(input.promptTokenBound, wanted, input.prices);
-  if (full <= input.balance) return { amount: full, maxCompletionTokens: wanted, lowered: false };
+  const full = fullChatHold(input);
+  if (full.amount <= input.balance) return full;
   const affordable = affordableCompletionTokens(input.promptTokenBound, input.balance, input.prices);
   if (affordable < 1) {
     const needed = chatCost(input.promptTokenBound, 1, input.prices);

@@ -1,6 +1,6 @@
 // The chat use case, up to the upstream call: checks in the order of DESIGN.md section 4, then the
 // hold and the usage row in one transaction. What happens next (call, stream, settle) is ChatCall's.
-import { planChatHold, type TokenPrices } from '../../domain/billing/chat-cost.js';
+import { fullChatHold, planChatHold, type TokenPrices } from '../../domain/billing/chat-cost.js';
 import { isInternalModelId } from '../../domain/catalog/model.js';
 import { maxCompletionTokensOf } from '../../domain/chat/output-limits.js';
 import { estimatePromptTokens, measurePrompt, promptTokenBound } from '../../domain/chat/prompt-size.js';
@@ -58,25 +58,26 @@ export class ChatService {
       coefficientPpm: key.coefficientPpm,
     };
     const id = `chat_${uuidV7()}`;
+    const sizing = {
+      promptTokenBound: bound,
+      requestedMaxTokens: request.maxTokens,
+      modelMaxCompletionTokens: maxCompletionTokensOf(model.id),
+      prices,
+    };
     const plan = await this.deps.storage.transaction(async (tx) => {
+      const ref = { keyId: key.keyId, accountId: key.accountId, now: startedAt };
+      // Most requests are covered in full: the guarded hold of the full amount either succeeds, or
+      // writes nothing, and only then is the balance read to size a smaller hold (or answer 402).
+      let planned = fullChatHold(sizing);
+      if (await tx.ledger.hold(ref, id, planned.amount)) {
+        await this.createPendingRow(tx, id, key, model.id, startedAt);
+        return planned;
+      }
       const balance = await tx.usage.lockBalance(key.accountId, key.keyId);
       if (balance === undefined) throw new AppError('invalid_api_key');
-      const planned = planChatHold({
-        promptTokenBound: bound,
-        requestedMaxTokens: request.maxTokens,
-        modelMaxCompletionTokens: maxCompletionTokensOf(model.id),
-        balance,
-        prices,
-      });
-      const ref = { keyId: key.keyId, accountId: key.accountId, now: startedAt };
+      planned = planChatHold({ ...sizing, balance });
       if (!(await tx.ledger.hold(ref, id, planned.amount))) throw new AppError('insufficient_balance');
-      await tx.usage.createPending({
-        id,
-        accountId: key.accountId,
-        keyId: key.keyId,
-        modelId: model.id,
-        now: startedAt,
-      });
+      await this.createPendingRow(tx, id, key, model.id, startedAt);
       return planned;
     });
 
@@ -99,6 +100,10 @@ export class ChatService {
         startedAt,
       },
     );
+  }
+
+  private createPendingRow(tx: Storage, id: string, key: AuthenticatedKey, modelId: string, now: number) {
+    return tx.usage.createPending({ id, accountId: key.accountId, keyId: key.keyId, modelId, now });
   }
 
   /** Closes the upstream connection pools. */

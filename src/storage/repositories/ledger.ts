@@ -85,6 +85,39 @@ const SETTLE_BALANCES = prepared(
       .returning(['balance', 'held']),
 );
 
+/**
+ * SQLite: the settlement's balance update, made only while the task has its hold (same key, same
+ * amount) and no capture or release yet, so the checks and the update are one statement. Writers
+ * are serialized on SQLite, so nothing can change the entries between the check and the update.
+ */
+const SETTLE_BALANCES_IF_HELD = prepared(
+  (db, p: { keyId: number; holdAmount: number; released: number; now: number; taskId: string }) =>
+    db
+      .updateTable('api_keys')
+      .set({ held: sql`held - ${p.holdAmount}`, balance: sql`balance + ${p.released}`, updated_at: p.now })
+      .where('id', '=', p.keyId)
+      .where(({ exists, not, selectFrom }) =>
+        exists(
+          selectFrom('ledger_entries')
+            .select(sql`1`.as('one'))
+            .where('task_id', '=', p.taskId)
+            .where('kind', '=', 'hold')
+            .where('key_id', '=', p.keyId)
+            .where('amount', '=', p.holdAmount),
+        ).and(
+          not(
+            exists(
+              selectFrom('ledger_entries')
+                .select(sql`1`.as('one'))
+                .where('task_id', '=', p.taskId)
+                .where('kind', 'in', ['capture', 'release']),
+            ),
+          ),
+        ),
+      )
+      .returning(['balance', 'held']),
+);
+
 function entry(
   ref: KeyRef,
   kind: LedgerKind,
@@ -206,22 +239,21 @@ export class LedgerRepository {
     const captured = Math.max(0, Math.min(cost, holdAmount));
     const released = holdAmount - captured;
     return this.atomically(async (ledger) => {
-      // PostgreSQL: lock the key row first, so a racing second settlement waits and then sees the
-      // first one's entries. SQLite's BEGIN IMMEDIATE already serializes writers.
-      if (ledger.db.getExecutor().adapter instanceof PostgresAdapter) await ledger.lockBalances(ref.keyId);
-      // Checked before anything is written, so a refused settlement has changed nothing.
-      const { rows: entries } = await TASK_ENTRIES(ledger.db, { taskId });
-      const hold = entries.find((e) => e.kind === 'hold');
-      if (!hold || hold.key_id !== ref.keyId || hold.amount !== holdAmount) {
-        throw new LedgerIntegrityError(`task ${taskId} has no hold of ${holdAmount} on key ${ref.keyId}`);
-      }
-      if (entries.some((e) => e.kind === 'capture' || e.kind === 'release'))
-        throw new TaskAlreadySettledError(taskId);
+      const values = { keyId: ref.keyId, holdAmount, released, now: ref.now };
       // One UPDATE … RETURNING gives the balances after the settlement; the capture entry's
       // balances (between the two movements) follow from them.
-      const after = (
-        await SETTLE_BALANCES(ledger.db, { keyId: ref.keyId, holdAmount, released, now: ref.now })
-      ).rows[0];
+      let after: Balances | undefined;
+      if (ledger.db.getExecutor().adapter instanceof PostgresAdapter) {
+        // Lock the key row first, so a racing second settlement waits and then sees the first
+        // one's entries; checked before anything is written, so a refused settlement changed nothing.
+        await ledger.lockBalances(ref.keyId);
+        await ledger.assertSettleable(ref, taskId, holdAmount);
+        after = (await SETTLE_BALANCES(ledger.db, values)).rows[0];
+      } else {
+        after = (await SETTLE_BALANCES_IF_HELD(ledger.db, { ...values, taskId })).rows[0];
+        // Refused, having written nothing: say why.
+        if (!after) await ledger.assertSettleable(ref, taskId, holdAmount);
+      }
       if (!after) throw new LedgerIntegrityError(`key ${ref.keyId} does not exist`);
       try {
         await APPEND_SETTLEMENT(ledger.db, {
@@ -245,6 +277,17 @@ export class LedgerRepository {
   /** The full refund of a failed task. */
   async release(ref: KeyRef, taskId: string, holdAmount: number): Promise<void> {
     await this.settle(ref, taskId, holdAmount, 0);
+  }
+
+  /** Throws unless the task holds exactly `holdAmount` on the key and is not settled yet. */
+  private async assertSettleable(ref: KeyRef, taskId: string, holdAmount: number): Promise<void> {
+    const { rows: entries } = await TASK_ENTRIES(this.db, { taskId });
+    const hold = entries.find((e) => e.kind === 'hold');
+    if (!hold || hold.key_id !== ref.keyId || hold.amount !== holdAmount) {
+      throw new LedgerIntegrityError(`task ${taskId} has no hold of ${holdAmount} on key ${ref.keyId}`);
+    }
+    if (entries.some((e) => e.kind === 'capture' || e.kind === 'release'))
+      throw new TaskAlreadySettledError(taskId);
   }
 
   /** Locks a key's row until the transaction ends (PostgreSQL). */
