@@ -68,16 +68,21 @@ export class ChatService {
       const ref = { keyId: key.keyId, accountId: key.accountId, now: startedAt };
       // Most requests are covered in full: the guarded hold of the full amount either succeeds, or
       // writes nothing, and only then is the balance read to size a smaller hold (or answer 402).
-      let planned = fullChatHold(sizing);
-      if (await tx.ledger.hold(ref, id, planned.amount)) {
-        await this.createPendingRow(tx, id, key, model.id, startedAt);
-        return planned;
-      }
+      // The usage row first: on PostgreSQL the hold locks the key row, which every request of the
+      // key needs, so it comes last and stays locked for one statement and the commit.
+      await tx.usage.createPending({
+        id,
+        accountId: key.accountId,
+        keyId: key.keyId,
+        modelId: model.id,
+        now: startedAt,
+      });
+      const full = fullChatHold(sizing);
+      if (await tx.ledger.hold(ref, id, full.amount)) return full;
       const balance = await tx.usage.lockBalance(key.accountId, key.keyId);
       if (balance === undefined) throw new AppError('invalid_api_key');
-      planned = planChatHold({ ...sizing, balance });
+      const planned = planChatHold({ ...sizing, balance });
       if (!(await tx.ledger.hold(ref, id, planned.amount))) throw new AppError('insufficient_balance');
-      await this.createPendingRow(tx, id, key, model.id, startedAt);
       return planned;
     });
 
@@ -100,10 +105,6 @@ export class ChatService {
         startedAt,
       },
     );
-  }
-
-  private createPendingRow(tx: Storage, id: string, key: AuthenticatedKey, modelId: string, now: number) {
-    return tx.usage.createPending({ id, accountId: key.accountId, keyId: key.keyId, modelId, now });
   }
 
   /** Closes the upstream connection pools. */

@@ -125,6 +125,9 @@ export async function createTask(deps: CreateTaskDeps, input: CreateTaskInput): 
   await deps.storage.transaction(async (tx) => {
     // First, so a concurrent duplicate stops at the idempotency key before touching the balance.
     if (input.inTransaction) await input.inTransaction(tx, task);
+    // The task before its hold: on PostgreSQL the hold locks the key row, which every request of
+    // the key needs, so it comes last and stays locked for one statement and the commit.
+    await tx.tasks.insert(task satisfies NewTask);
     const held = await tx.ledger.hold(
       { keyId: task.key_id, accountId: task.account_id, now },
       task.id,
@@ -135,7 +138,6 @@ export async function createTask(deps: CreateTaskDeps, input: CreateTaskInput): 
         'insufficient_balance',
         `Balance is below the cost of this request (${microToRub(quote.holdAmount)} RUB)`,
       );
-    await tx.tasks.insert(task satisfies NewTask);
   });
   deps.events.created();
   return task;
