@@ -167,8 +167,10 @@ const PG_SETTLE_WITH_ENTRIES = prepared(
       returning kind`,
 );
 
+/** The lock an UPDATE of the balance takes; unlike FOR UPDATE it does not block the foreign-key
+ * checks of concurrent inserts (tasks and ledger entries reference the key). */
 const LOCK_KEY = prepared((db, p: { keyId: number }) =>
-  db.selectFrom('api_keys').select('id').where('id', '=', p.keyId).forUpdate(),
+  db.selectFrom('api_keys').select('id').where('id', '=', p.keyId).forNoKeyUpdate(),
 );
 
 function isPostgres(db: Kysely<Database>): boolean {
