@@ -40,7 +40,6 @@ try {
   // The statements of ChatService.open (full hold first) and ChatCall.settle.
   const open = (id: string) =>
     storage.transaction(async (tx) => {
-      await tx.ledger.hold(ref, id, 1_000);
       await tx.usage.createPending({
         id,
         accountId: account.id,
@@ -48,6 +47,7 @@ try {
         modelId: 'gpt-4o-mini',
         now: ref.now,
       });
+      await tx.ledger.hold(ref, id, 1_000);
     });
   const settle = (id: string) =>
     storage.transaction(async (tx) => {
