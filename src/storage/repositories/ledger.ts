@@ -29,6 +29,15 @@ export class TaskAlreadySettledError extends Error {
   }
 }
 
+/** A settlement's amounts: `captured + released = holdAmount`. */
+interface Movement {
+  ref: KeyRef;
+  taskId: string;
+  holdAmount: number;
+  captured: number;
+  released: number;
+}
+
 interface Balances {
   balance: number;
   held: number;
@@ -304,8 +313,9 @@ export class LedgerRepository {
     const released = holdAmount - captured;
     return this.atomically(async (ledger) => {
       try {
-        if (isPostgres(ledger.db)) await ledger.settlePostgres(ref, taskId, holdAmount, captured, released);
-        else await ledger.settleSqlite(ref, taskId, holdAmount, captured, released);
+        const movement = { ref, taskId, holdAmount, captured, released };
+        if (isPostgres(ledger.db)) await ledger.settlePostgres(movement);
+        else await ledger.settleSqlite(movement);
       } catch (error) {
         // Another writer settled the task between the check and the entries.
         if (isUniqueViolation(error)) throw new TaskAlreadySettledError(taskId, { cause: error });
@@ -315,13 +325,7 @@ export class LedgerRepository {
     });
   }
 
-  private async settlePostgres(
-    ref: KeyRef,
-    taskId: string,
-    holdAmount: number,
-    captured: number,
-    released: number,
-  ): Promise<void> {
+  private async settlePostgres({ ref, taskId, holdAmount, captured, released }: Movement): Promise<void> {
     const { keyId, accountId, now } = ref;
     // Waiting for the key row's lock in a statement of its own: the settlement statement then
     // starts after a racing settlement committed, and sees its entries.
@@ -331,13 +335,7 @@ export class LedgerRepository {
     if (rows.length === 0) await this.refusedSettlement(ref, taskId, holdAmount);
   }
 
-  private async settleSqlite(
-    ref: KeyRef,
-    taskId: string,
-    holdAmount: number,
-    captured: number,
-    released: number,
-  ): Promise<void> {
+  private async settleSqlite({ ref, taskId, holdAmount, captured, released }: Movement): Promise<void> {
     // One UPDATE … RETURNING, made only while the hold is open, gives the balances after the
     // settlement; the capture entry's balances (between the two movements) follow from them.
     const values = { keyId: ref.keyId, holdAmount, released, now: ref.now, taskId };
