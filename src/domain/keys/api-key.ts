@@ -1,6 +1,6 @@
 // API key secrets: a recognisable prefix plus 32 random bytes in base62. Only the SHA-256 of a key
 // is stored; the full value exists once, in the answer that creates it.
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const KEY_PREFIX = 'sk_live_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -19,8 +19,9 @@ export function generateApiKey(): string {
   return KEY_PREFIX + base62(randomBytes(32));
 }
 
+/** SHA-256 hex. The one-shot `crypto.hash` costs a third of a Hash object; it runs on every request. */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** What an owner sees after creation: the prefix, four characters, an ellipsis and the last four. */
