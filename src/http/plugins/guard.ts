@@ -43,10 +43,12 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('apiKey', null as unknown as AuthenticatedKey);
 
   app.addHook('onRequest', async (request: FastifyRequest, reply) => {
-    // Unmatched routes default to 'public' so that maintenance mode covers them too.
-    const access: RouteAccess = request.routeOptions.url?.startsWith('/docs')
+    // Unmatched routes default to 'public' so that maintenance mode covers them too. (Read once:
+    // Fastify builds a new routeOptions object on every access.)
+    const route = request.routeOptions;
+    const access: RouteAccess = route.url?.startsWith('/docs')
       ? 'system'
-      : (request.routeOptions.config?.access ?? 'public');
+      : (route.config?.access ?? 'public');
     if (access === 'system') return;
     if (access === 'admin') {
       // Without ADMIN_TOKEN the admin API does not exist.
