@@ -1,7 +1,8 @@
 // The chat adapter interface: one upstream API that answers OpenAI-shaped chat completions.
 // Adapters throw AppError ('upstream_error' 502, 'upstream_timeout' 504, 'upstream_rejected_request'
-// 400) for upstream failures; an abort through `signal` surfaces as the signal's AbortError.
+// 400) for upstream failures; a cancellation surfaces as its reason (an AbortError).
 import type { ChatCompletion, ChatCompletionChunk } from '../domain/chat/types.js';
+import type { Cancellation } from './cancellation.js';
 
 export interface UpstreamChatCall {
   /**
@@ -10,8 +11,8 @@ export interface UpstreamChatCall {
    * forced on so the gateway can bill from the upstream's own usage.
    */
   body: Record<string, unknown>;
-  /** Aborted when the client disconnects: the adapter must stop the upstream request. */
-  signal: AbortSignal;
+  /** Cancelled when the client disconnects: the adapter must stop the upstream request. */
+  cancellation: Cancellation;
 }
 
 export interface ChatProvider {

@@ -299,6 +299,30 @@ describe('OpenAI-type upstream adapter', () => {
     expect(await balanceOf(app, key.keyId)).toEqual({ balance: before.balance - cost, held: 0 });
   });
 
+  it('aborts the upstream request when the client leaves before a non-streaming answer, billing nothing', async () => {
+    fake.handle = async (request) => {
+      await request.aborted; // never answers: only the gateway's abort ends it
+    };
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = await balanceOf(app, key.keyId);
+    const leaving = new AbortController();
+    const request = client(key).chat.completions.create(
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'take your time' }] },
+      { signal: leaving.signal },
+    );
+    while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    leaving.abort();
+    await expect(request).rejects.toThrow();
+    const aborted = await Promise.race([
+      fake.requests[0].aborted.then(() => true),
+      new Promise((r) => setTimeout(() => r(false), 3000)),
+    ]);
+    expect(aborted).toBe(true);
+    const [row] = await settledUsage(app, key.accountId, key.keyId);
+    expect(row).toMatchObject({ status: 'cancelled', output_tokens: 0, cost: 0 });
+    expect(await balanceOf(app, key.keyId)).toEqual(before);
+  });
+
   it('lowers max_completion_tokens upstream to what the balance covers when the client set none', async () => {
     fake.handle = (_request, res) =>
       json(res, 200, completionBody(UPSTREAM_MODEL, 'ok', { prompt: 10, completion: 2 }));

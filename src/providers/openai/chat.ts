@@ -50,10 +50,10 @@ export class OpenAiChatProvider implements ChatProvider {
         path: this.path,
         headers: { ...this.headers, accept },
         body: JSON.stringify(call.body),
-        signal: call.signal,
+        signal: call.cancellation,
       });
     } catch (error) {
-      throw call.signal.aborted ? error : upstreamNetworkError(error);
+      throw call.cancellation.aborted ? error : upstreamNetworkError(error);
     }
     if (response.statusCode < 200 || response.statusCode >= 300) {
       const text = await readCapped(response.body, MAX_ERROR_BODY).catch(() => '');
@@ -68,7 +68,7 @@ export class OpenAiChatProvider implements ChatProvider {
     try {
       text = await response.body.text();
     } catch (error) {
-      throw call.signal.aborted ? error : upstreamNetworkError(error);
+      throw call.cancellation.aborted ? error : upstreamNetworkError(error);
     }
     let parsed: unknown;
     try {
@@ -88,13 +88,13 @@ export class OpenAiChatProvider implements ChatProvider {
   async stream(call: UpstreamChatCall): Promise<AsyncIterable<ChatCompletionChunk>> {
     const response = await this.send(call, 'text/event-stream');
     const chunks = readChatChunks(response.body);
-    const signal = call.signal;
+    const cancellation = call.cancellation;
     return {
       async *[Symbol.asyncIterator]() {
         try {
           yield* chunks;
         } catch (error) {
-          throw signal.aborted ? error : upstreamNetworkError(error);
+          throw cancellation.aborted ? error : upstreamNetworkError(error);
         } finally {
           // Stopped early (client gone): drop the upstream request rather than read it to the end.
           if (!response.body.readableEnded) response.body.destroy();

@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk } from '../../domain/chat/types.js';
 import { outputTokensInChunk } from '../../domain/chat/usage.js';
 import { AppError } from '../../domain/errors.js';
+import { Cancellation } from '../cancellation.js';
 import { SimulatorChatProvider } from './chat.js';
 import { parseDirectives } from './chat-script.js';
 
 const sim = new SimulatorChatProvider({ timeoutMs: 200 });
-const live = () => new AbortController().signal;
+const live = () => new Cancellation();
 const ask = (content: string, extra: Record<string, unknown> = {}) => ({
   model: 'gpt-4o',
   messages: [{ role: 'user', content }],
@@ -24,16 +25,16 @@ const WEATHER_TOOL = {
   },
 };
 
-async function collect(body: Record<string, unknown>, signal = live()): Promise<ChatCompletionChunk[]> {
+async function collect(body: Record<string, unknown>, cancellation = live()): Promise<ChatCompletionChunk[]> {
   const chunks: ChatCompletionChunk[] = [];
-  for await (const chunk of await sim.stream({ body, signal })) chunks.push(chunk);
+  for await (const chunk of await sim.stream({ body, cancellation })) chunks.push(chunk);
   return chunks;
 }
 
 describe('simulator chat', () => {
   it('answers deterministically from the last user message', async () => {
-    const a = await sim.complete({ body: ask('tell me about otters'), signal: live() });
-    const b = await sim.complete({ body: ask('tell me about otters'), signal: live() });
+    const a = await sim.complete({ body: ask('tell me about otters'), cancellation: live() });
+    const b = await sim.complete({ body: ask('tell me about otters'), cancellation: live() });
     expect(a.choices[0].message.content).toBe('Simulated reply from gpt-4o: you said tell me about otters');
     expect(b.choices[0].message.content).toBe(a.choices[0].message.content);
     expect(a.id).not.toBe(b.id);
@@ -43,10 +44,13 @@ describe('simulator chat', () => {
   });
 
   it('[sim:tokens=N] replies with exactly N completion tokens, and max_tokens cuts it with finish_reason length', async () => {
-    const exact = await sim.complete({ body: ask('hi [sim:tokens=37]'), signal: live() });
+    const exact = await sim.complete({ body: ask('hi [sim:tokens=37]'), cancellation: live() });
     expect(exact.usage?.completion_tokens).toBe(37);
     expect(exact.choices[0].message.content!.split(' ')).toHaveLength(37);
-    const cut = await sim.complete({ body: ask('hi [sim:tokens=37]', { max_tokens: 5 }), signal: live() });
+    const cut = await sim.complete({
+      body: ask('hi [sim:tokens=37]', { max_tokens: 5 }),
+      cancellation: live(),
+    });
     expect(cut.usage?.completion_tokens).toBe(5);
     expect(cut.choices[0].finish_reason).toBe('length');
   });
@@ -75,14 +79,14 @@ describe('simulator chat', () => {
     expect(last.choices).toEqual([]);
     expect(last.usage).toMatchObject({ completion_tokens: 12 });
     const text = withUsage.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
-    const whole = await sim.complete({ body: ask('stream please [sim:tokens=12]'), signal: live() });
+    const whole = await sim.complete({ body: ask('stream please [sim:tokens=12]'), cancellation: live() });
     expect(text).toBe(whole.choices[0].message.content);
     expect(last.usage?.prompt_tokens).toBe(whole.usage?.prompt_tokens);
   });
 
   it('calls a tool when the prompt asks for one, with arguments that fit its schema', async () => {
     const body = ask('please use get_weather for Paris', { tools: [WEATHER_TOOL] });
-    const answer = await sim.complete({ body, signal: live() });
+    const answer = await sim.complete({ body, cancellation: live() });
     const call = answer.choices[0].message.tool_calls![0];
     expect(answer.choices[0].finish_reason).toBe('tool_calls');
     expect(answer.choices[0].message.content).toBeNull();
@@ -117,18 +121,22 @@ describe('simulator chat', () => {
   it('does not call a tool unprompted, nor when tool_choice is none; [sim:tool] and tool_choice force one', async () => {
     const tools = [WEATHER_TOOL, { type: 'function', function: { name: 'lookup' } }];
     expect(
-      (await sim.complete({ body: ask('hello there', { tools }), signal: live() })).choices[0].message
+      (await sim.complete({ body: ask('hello there', { tools }), cancellation: live() })).choices[0].message
         .tool_calls,
     ).toBeUndefined();
     expect(
-      (await sim.complete({ body: ask('use get_weather', { tools, tool_choice: 'none' }), signal: live() }))
-        .choices[0].message.tool_calls,
+      (
+        await sim.complete({
+          body: ask('use get_weather', { tools, tool_choice: 'none' }),
+          cancellation: live(),
+        })
+      ).choices[0].message.tool_calls,
     ).toBeUndefined();
-    const forced = await sim.complete({ body: ask('x [sim:tool=lookup]', { tools }), signal: live() });
+    const forced = await sim.complete({ body: ask('x [sim:tool=lookup]', { tools }), cancellation: live() });
     expect(forced.choices[0].message.tool_calls![0].function.name).toBe('lookup');
     const chosen = await sim.complete({
       body: ask('x', { tools, tool_choice: { type: 'function', function: { name: 'lookup' } } }),
-      signal: live(),
+      cancellation: live(),
     });
     expect(chosen.choices[0].message.tool_calls![0].function.name).toBe('lookup');
   });
@@ -150,7 +158,7 @@ describe('simulator chat', () => {
           { role: 'tool', tool_call_id: 'call_1', content: 'sunny, 21 C' },
         ],
       },
-      signal: live(),
+      cancellation: live(),
     });
     expect(answer.choices[0].message.content).toBe('The tool get_weather returned: sunny, 21 C');
     expect(answer.choices[0].finish_reason).toBe('stop');
@@ -166,7 +174,7 @@ describe('simulator chat', () => {
     ];
     for (const [fail, code, status, message] of expectations) {
       const error = await sim
-        .complete({ body: ask(`x [sim:fail=${fail}]`), signal: live() })
+        .complete({ body: ask(`x [sim:fail=${fail}]`), cancellation: live() })
         .catch((e: unknown) => e);
       expect(error, fail).toBeInstanceOf(AppError);
       expect(error).toMatchObject({ code, status });
@@ -179,7 +187,7 @@ describe('simulator chat', () => {
     const error = await (async () => {
       for await (const chunk of await sim.stream({
         body: ask('x [sim:tokens=10] [sim:fail=stream]', { stream: true }),
-        signal: live(),
+        cancellation: live(),
       }))
         seen.push(chunk);
     })().catch((e: unknown) => e);
@@ -187,16 +195,16 @@ describe('simulator chat', () => {
     expect(seen.reduce((sum, chunk) => sum + outputTokensInChunk(chunk), 0)).toBe(5);
   });
 
-  it('stops streaming when its signal is aborted', async () => {
-    const controller = new AbortController();
+  it('stops streaming when it is cancelled', async () => {
+    const cancellation = new Cancellation();
     const seen: ChatCompletionChunk[] = [];
     const error = await (async () => {
       for await (const chunk of await sim.stream({
         body: ask('x [sim:tokens=1000]', { stream: true }),
-        signal: controller.signal,
+        cancellation,
       })) {
         seen.push(chunk);
-        if (seen.length === 4) controller.abort();
+        if (seen.length === 4) cancellation.cancel();
       }
     })().catch((e: unknown) => e);
     expect((error as Error).name).toBe('AbortError');
@@ -205,7 +213,7 @@ describe('simulator chat', () => {
 
   it('waits [sim:delay=MS] before answering', async () => {
     const started = Date.now();
-    await sim.complete({ body: ask('x [sim:delay=60]'), signal: live() });
+    await sim.complete({ body: ask('x [sim:delay=60]'), cancellation: live() });
     expect(Date.now() - started).toBeGreaterThanOrEqual(55);
   });
 });

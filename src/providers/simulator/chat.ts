@@ -97,7 +97,7 @@ export class SimulatorChatProvider implements ChatProvider {
 
   async complete(call: UpstreamChatCall): Promise<ChatCompletion> {
     const prepared = this.prepare(call.body);
-    await this.start(prepared, call.signal, false);
+    await this.start(prepared, call.cancellation.signal, false);
     const { script } = prepared;
     const message: ChatCompletion['choices'][number]['message'] =
       script.kind === 'text'
@@ -127,8 +127,8 @@ export class SimulatorChatProvider implements ChatProvider {
 
   async stream(call: UpstreamChatCall): Promise<AsyncIterable<ChatCompletionChunk>> {
     const prepared = this.prepare(call.body);
-    await this.start(prepared, call.signal, true);
-    return this.chunks(prepared, call.signal);
+    await this.start(prepared, call.cancellation.signal, true);
+    return this.chunks(prepared, call.cancellation.signal);
   }
 
   private async *chunks(prepared: Prepared, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {

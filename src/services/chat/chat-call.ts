@@ -14,6 +14,7 @@ import {
   type TokenUsage,
 } from '../../domain/chat/usage.js';
 import { AppError, errorBody } from '../../domain/errors.js';
+import { Cancellation } from '../../providers/cancellation.js';
 import type { ChatProvider } from '../../providers/chat-provider.js';
 import type { UsageStatus } from '../../storage/repositories/usage.js';
 import type { Storage } from '../../storage/storage.js';
@@ -72,15 +73,18 @@ export class ChatCall {
   }
 
   /** A non-streaming completion. The hold is settled before the answer is returned. */
-  async complete(signal: AbortSignal): Promise<ChatCompletion> {
+  async complete(client: Cancellation): Promise<ChatCompletion> {
     let completion: ChatCompletion;
     try {
-      completion = await this.init.provider.complete({ body: this.init.upstreamBody, signal });
+      completion = await this.init.provider.complete({
+        body: this.init.upstreamBody,
+        cancellation: client,
+      });
     } catch (error) {
-      await this.settle(signal.aborted ? 'cancelled' : 'failed', null);
+      await this.settle(client.aborted ? 'cancelled' : 'failed', null);
       throw error;
     }
-    if (signal.aborted) {
+    if (client.aborted) {
       // The client left before the answer could be handed over: nothing was delivered.
       await this.settle('cancelled', null);
       throw new AppError('upstream_error', 'The client disconnected before the answer was ready');
@@ -99,35 +103,31 @@ export class ChatCall {
    * the upstream fails before its first chunk, so the client gets a plain HTTP error; once the sink
    * has started, failures become an SSE error event and this resolves normally.
    */
-  async streamTo(sink: ChatStreamSink, clientSignal: AbortSignal): Promise<void> {
-    // Aborted by the client, or by us when we stop early, so the upstream request always ends.
-    const upstream = new AbortController();
-    const onClientAbort = () => upstream.abort(clientSignal.reason);
-    clientSignal.addEventListener('abort', onClientAbort, { once: true });
+  async streamTo(sink: ChatStreamSink, client: Cancellation): Promise<void> {
+    // Cancelled by the client, or by us when we stop early, so the upstream request always ends.
+    const upstream = new Cancellation();
+    const onClientAbort = () => upstream.cancel(client.reason);
+    client.once('abort', onClientAbort);
     try {
-      await this.relay(sink, upstream, clientSignal);
+      await this.relay(sink, upstream, client);
     } finally {
-      clientSignal.removeEventListener('abort', onClientAbort);
+      client.removeListener('abort', onClientAbort);
     }
   }
 
-  private async relay(
-    sink: ChatStreamSink,
-    upstream: AbortController,
-    clientSignal: AbortSignal,
-  ): Promise<void> {
+  private async relay(sink: ChatStreamSink, upstream: Cancellation, client: Cancellation): Promise<void> {
     let iterator: AsyncIterator<ChatCompletionChunk>;
     let next: IteratorResult<ChatCompletionChunk>;
     try {
       const chunks = await this.init.provider.stream({
         body: this.init.upstreamBody,
-        signal: upstream.signal,
+        cancellation: upstream,
       });
       iterator = chunks[Symbol.asyncIterator]();
       next = await iterator.next();
     } catch (error) {
-      upstream.abort();
-      await this.settle(clientSignal.aborted ? 'cancelled' : 'failed', null);
+      upstream.cancel();
+      await this.settle(client.aborted ? 'cancelled' : 'failed', null);
       throw error;
     }
 
@@ -150,7 +150,7 @@ export class ChatCall {
       }
       if (status === 'completed' && !(await sink.send('[DONE]'))) status = 'cancelled';
     } catch (error) {
-      if (clientSignal.aborted) status = 'cancelled';
+      if (client.aborted) status = 'cancelled';
       else {
         status = 'failed';
         const failure =
@@ -159,7 +159,7 @@ export class ChatCall {
       }
     } finally {
       if (status !== 'completed') {
-        upstream.abort();
+        upstream.cancel();
         await iterator.return?.().catch(() => undefined);
       }
     }

@@ -1,6 +1,7 @@
 // The chat billing use case on every engine: hold → settle in one transaction with the usage row,
 // exact costs, releases, concurrent holds that never overdraw, and the sweep of abandoned holds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cancellation } from '../../providers/cancellation.js';
 import { checkLedger } from '../../storage/ledger-check.js';
 import { createTestApp, type TestApp, type TestKey } from '../../testing/app.js';
 import { balanceOf, expectedChatCost, promptEstimateOf } from '../../testing/chat.js';
@@ -21,7 +22,7 @@ describe.each(ENGINES)('chat billing on %s', (engine) => {
 
   const authOf = (key: TestKey): Promise<AuthenticatedKey> =>
     app.ctx.auth.authenticate(key.auth.authorization);
-  const live = () => new AbortController().signal;
+  const live = () => new Cancellation();
   const ask = (content: string, extra: Record<string, unknown> = {}) => ({
     model: 'gpt-4o',
     messages: [{ role: 'user', content }],

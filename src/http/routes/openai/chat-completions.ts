@@ -3,6 +3,7 @@
 // hold) → the upstream call → the answer (JSON, or SSE relayed chunk by chunk).
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../context.js';
+import { Cancellation } from '../../../providers/cancellation.js';
 import { bodyObject } from '../../body.js';
 import { sseSink } from '../../sse.js';
 
@@ -25,14 +26,14 @@ export function registerChatCompletionsRoute(app: FastifyInstance, ctx: AppConte
     },
     async (request, reply) => {
       const call = await ctx.chat.open(request.apiKey, bodyObject(request.body));
-      // The client leaving before the answer is complete aborts the upstream request.
-      const client = new AbortController();
+      // The client leaving before the answer is complete cancels the upstream request.
+      const client = new Cancellation();
       reply.raw.on('close', () => {
-        if (!reply.raw.writableFinished) client.abort();
+        if (!reply.raw.writableFinished) client.cancel();
       });
-      if (!call.stream) return call.complete(client.signal);
+      if (!call.stream) return call.complete(client);
       try {
-        await call.streamTo(sseSink(reply), client.signal);
+        await call.streamTo(sseSink(reply), client);
       } catch (error) {
         // Before the stream started: the reply is still ours and the error handler answers it.
         if (!reply.sent) throw error;
