@@ -3,7 +3,7 @@
 // the simulator at 0 ms, the chat model routed to the fake upstream, and one funded key created
 // through the admin API, exactly as an operator would.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -87,9 +87,13 @@ export async function startGengate(group: ProcessGroup, options: GengateOptions)
       : undefined;
     const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
     const spawnedAt = Date.now();
-    const child = group.spawnNode(name, [...profile, 'bin/gengate.mjs', 'serve', '--role', options.role], {
-      env,
-    });
+    const child = group.spawnNode(
+      name,
+      [...profile, ...npmStartNodeFlags(), 'bin/gengate.mjs', 'serve', '--role', options.role],
+      {
+        env,
+      },
+    );
     cleanups.push(() => child.stop());
     await child.waitFor(/gengate listening on/, 60_000);
     const origin = `http://127.0.0.1:${port}`;
@@ -125,6 +129,20 @@ export async function startGengate(group: ProcessGroup, options: GengateOptions)
     await cleanup();
     throw error;
   }
+}
+
+/**
+ * The Node flags of `npm start` (package.json), so that the bench measures gengate as it is started:
+ * `node --max-semi-space-size=32 bin/gengate.mjs serve` gives `['--max-semi-space-size=32']`.
+ */
+export function npmStartNodeFlags(
+  startScript: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start,
+): string[] {
+  const words = startScript.trim().split(/\s+/);
+  if (words[0] !== 'node') throw new Error(`npm start does not run node: ${startScript}`);
+  const entry = words.indexOf('bin/gengate.mjs');
+  if (entry < 0) throw new Error(`npm start does not run bin/gengate.mjs: ${startScript}`);
+  return words.slice(1, entry);
 }
 
 /** A fresh schema in the test database; DATABASE_URL selects it through search_path. */
