@@ -27,8 +27,4 @@ export class Cancellation extends EventEmitter {
     }
     return this.controller.signal;
   }
-
-  throwIfAborted(): void {
-    if (this.aborted) throw this.reason;
-  }
 }

@@ -19,9 +19,7 @@ function withId(engine: Engine) {
  * would rewrite the sqlite_sequence page in every transaction that appends a row (one more WAL
  * frame, two more write syscalls, per hold and per settlement).
  */
-function appendOnlyId(_engine: Engine) {
-  return (col: any) => col.primaryKey();
-}
+const appendOnlyId = (col: any) => col.primaryKey();
 
 /**
  * SQLite: a table keyed by a text id is stored in the id's B-tree itself (WITHOUT ROWID), instead
@@ -34,7 +32,6 @@ function keyedByText(engine: Engine) {
 function migrations(engine: Engine): Record<string, Migration> {
   const id = idColumn(engine);
   const pk = withId(engine);
-  const appendPk = appendOnlyId(engine);
   const textKeyed = keyedByText(engine);
   return {
     '001_foundation': {
@@ -74,7 +71,7 @@ function migrations(engine: Engine): Record<string, Migration> {
 
         await db.schema
           .createTable('ledger_entries')
-          .addColumn('id', id, appendPk)
+          .addColumn('id', id, appendOnlyId)
           .addColumn('key_id', 'bigint', (c) => c.notNull().references('api_keys.id'))
           .addColumn('account_id', 'bigint', (c) => c.notNull())
           .addColumn('task_id', 'text')
@@ -158,7 +155,7 @@ function migrations(engine: Engine): Record<string, Migration> {
 
         await db.schema
           .createTable('idempotency_keys')
-          .addColumn('id', id, appendPk)
+          .addColumn('id', id, appendOnlyId)
           .addColumn('key_id', 'bigint', (c) => c.notNull())
           .addColumn('idem_key', 'text', (c) => c.notNull())
           .addColumn('fingerprint', 'text', (c) => c.notNull())
@@ -202,7 +199,7 @@ function migrations(engine: Engine): Record<string, Migration> {
 
         await db.schema
           .createTable('audit_log')
-          .addColumn('id', id, appendPk)
+          .addColumn('id', id, appendOnlyId)
           .addColumn('account_id', 'bigint')
           .addColumn('actor', 'text', (c) => c.notNull())
           .addColumn('action', 'text', (c) => c.notNull())

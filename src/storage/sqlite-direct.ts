@@ -10,6 +10,7 @@
 // Kysely's path, which waits its turn.
 import type { Kysely, QueryResult } from 'kysely';
 import type { Database } from './schema.js';
+import { isBusy } from './sqlite-driver.js';
 
 export interface SqliteStatement {
   reader: boolean;
@@ -29,11 +30,6 @@ const directByAdapter = new WeakMap<object, SqliteDirect>();
 
 export function registerSqliteDirect(db: Kysely<Database>, direct: SqliteDirect): void {
   directByAdapter.set(db.getExecutor().adapter, direct);
-}
-
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 /**

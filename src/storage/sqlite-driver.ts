@@ -16,7 +16,8 @@ import {
 /** How long a statement waits for another writer before it fails with SQLITE_BUSY. */
 export const SQLITE_BUSY_WAIT_MS = 10_000;
 
-function isBusy(error: unknown): boolean {
+/** SQLITE_BUSY and its extended codes: another connection holds the lock. */
+export function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }

@@ -66,8 +66,6 @@ export class ChatService {
     };
     const plan = await this.deps.storage.transaction(async (tx) => {
       const ref = { keyId: key.keyId, accountId: key.accountId, now: startedAt };
-      // Most requests are covered in full: the guarded hold of the full amount either succeeds, or
-      // writes nothing, and only then is the balance read to size a smaller hold (or answer 402).
       // The usage row first: on PostgreSQL the hold locks the key row, which every request of the
       // key needs, so it comes last and stays locked for one statement and the commit.
       await tx.usage.createPending({
@@ -77,6 +75,8 @@ export class ChatService {
         modelId: model.id,
         now: startedAt,
       });
+      // Most requests are covered in full: the guarded hold of the full amount either succeeds or
+      // writes nothing, and only then is the balance read to size a smaller hold (or answer 402).
       const full = fullChatHold(sizing);
       if (await tx.ledger.hold(ref, id, full.amount)) return full;
       const balance = await tx.usage.lockBalance(key.accountId, key.keyId);
