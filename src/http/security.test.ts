@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { HTTPMethods } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestKey } from '../testing/app.js';
+import { rowCount } from '../testing/tasks.js';
 import { startTaskRunner } from '../workers/task-runner.js';
 
 let app: TestApp;
@@ -15,19 +16,10 @@ beforeAll(async () => {
 afterAll(() => app.dispose());
 
 async function rowCounts() {
-  const count = async (table: 'tasks' | 'ledger_entries' | 'usage_records') =>
-    Number(
-      (
-        await app.ctx.storage.db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
   return {
-    tasks: await count('tasks'),
-    ledger: await count('ledger_entries'),
-    usage: await count('usage_records'),
+    tasks: await rowCount(app, 'tasks'),
+    ledger: await rowCount(app, 'ledger_entries'),
+    usage: await rowCount(app, 'usage_records'),
   };
 }
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { link, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   type ByteRange,
@@ -18,20 +18,8 @@ import {
   type ObjectStore,
   ObjectTooLargeError,
   type StoredObject,
+  sizeCap,
 } from './object-store.js';
-
-/** Counts bytes through a stream and fails it once they exceed the cap. */
-export function sizeCap(maxBytes: number): Transform & { bytes: number } {
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      counter.bytes += chunk.length;
-      if (counter.bytes > maxBytes) callback(new ObjectTooLargeError(maxBytes));
-      else callback(null, chunk);
-    },
-  }) as Transform & { bytes: number };
-  counter.bytes = 0;
-  return counter;
-}
 
 /** How many distinct contents are remembered for linking; past it the memory starts over. */
 const REMEMBERED_CONTENTS = 1_000;

@@ -1,7 +1,7 @@
 // Where results live: an interface with local files (default) and S3 behind it. Object names are
 // random 128-bit ids plus an extension, so a URL cannot be guessed and the type is in the name.
 import { randomBytes } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 
 export interface StoredObject {
   name: string;
@@ -63,4 +63,17 @@ export function newObjectName(contentType: string): string {
 export function contentTypeOfName(name: string): string | undefined {
   const match = NAME.exec(name);
   return match ? TYPES[match[1]] : undefined;
+}
+
+/** Counts bytes through a stream and fails it once they exceed the cap. */
+export function sizeCap(maxBytes: number): Transform & { bytes: number } {
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      counter.bytes += chunk.length;
+      if (counter.bytes > maxBytes) callback(new ObjectTooLargeError(maxBytes));
+      else callback(null, chunk);
+    },
+  }) as Transform & { bytes: number };
+  counter.bytes = 0;
+  return counter;
 }

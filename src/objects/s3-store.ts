@@ -3,7 +3,6 @@
 // Range GET. The SDK is imported only when S3 is configured, so the embedded mode never loads it.
 import { Readable } from 'node:stream';
 import type { Config } from '../config.js';
-import { sizeCap } from './local-store.js';
 import {
   type ByteRange,
   contentTypeOfName,
@@ -13,6 +12,7 @@ import {
   type ObjectStore,
   ObjectTooLargeError,
   type StoredObject,
+  sizeCap,
 } from './object-store.js';
 
 type S3Module = typeof import('@aws-sdk/client-s3');

@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { buildGengate, type Gengate } from '../app.js';
 import { type Config, loadConfig } from '../config.js';
 import type { Engine } from '../storage/db.js';
@@ -31,6 +32,25 @@ export interface TestKey {
 }
 
 let nextMessagingId = 1000;
+
+/** PATCH /admin/keys/{id} as the operator; the test fails unless it answers 200. */
+export async function patchKey(app: TestApp, key: TestKey, body: Record<string, unknown>): Promise<void> {
+  const res = await app.http.inject({
+    method: 'PATCH',
+    url: `/admin/keys/${key.keyId}`,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    payload: body,
+  });
+  expect(res.statusCode).toBe(200);
+}
+
+/** Serves the app on a loopback port, for real HTTP clients (the openai SDK); returns its origin. */
+export async function listenOnLoopback(app: TestApp): Promise<string> {
+  await app.http.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.http.server.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
+  return `http://127.0.0.1:${address.port}`;
+}
 
 export function testConfig(overrides: Partial<Config> = {}, env: Record<string, string> = {}): Config {
   return loadConfig(

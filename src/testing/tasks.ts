@@ -86,23 +86,25 @@ export async function balanceOf(app: TestApp, key: TestKey): Promise<{ balance: 
   return { balance: Number(row.balance), held: Number(row.held) };
 }
 
+/** How many rows a table holds. */
+export async function rowCount(
+  app: TestApp,
+  table: 'tasks' | 'ledger_entries' | 'idempotency_keys' | 'usage_records',
+): Promise<number> {
+  const row = await app.ctx.storage.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function countRows(
   app: TestApp,
 ): Promise<{ tasks: number; ledger: number; idempotency: number }> {
-  const db = app.ctx.storage.db;
-  const count = async (table: 'tasks' | 'ledger_entries' | 'idempotency_keys') =>
-    Number(
-      (
-        await db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
   return {
-    tasks: await count('tasks'),
-    ledger: await count('ledger_entries'),
-    idempotency: await count('idempotency_keys'),
+    tasks: await rowCount(app, 'tasks'),
+    ledger: await rowCount(app, 'ledger_entries'),
+    idempotency: await rowCount(app, 'idempotency_keys'),
   };
 }
 

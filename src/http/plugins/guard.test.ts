@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, createTestApp, type TestApp, type TestKey } from '../../testing/app.js';
+import { createTestApp, patchKey, type TestApp, type TestKey } from '../../testing/app.js';
 import { startWorkers } from '../../workers/index.js';
 
 const apps: TestApp[] = [];
@@ -16,8 +16,6 @@ async function start(options: Parameters<typeof createTestApp>[0] = {}): Promise
   return app;
 }
 
-const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-
 function balance(
   app: TestApp,
   key: TestKey,
@@ -29,16 +27,6 @@ function balance(
     headers: { ...key.auth, ...options.headers },
     remoteAddress: options.remoteAddress,
   });
-}
-
-async function patchKey(app: TestApp, key: TestKey, body: Record<string, unknown>) {
-  const res = await app.http.inject({
-    method: 'PATCH',
-    url: `/admin/keys/${key.keyId}`,
-    headers: admin,
-    payload: body,
-  });
-  expect(res.statusCode).toBe(200);
 }
 
 function expectError(res: { statusCode: number; json(): unknown }, status: number, code: string) {

@@ -7,7 +7,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../cli/cli.js';
 import type { Config } from '../../config.js';
 import { openPostgres, openSqlite } from '../../storage/db.js';
-import { ADMIN_TOKEN, createTestApp, type TestApp, type TestKey, testConfig } from '../../testing/app.js';
+import {
+  ADMIN_TOKEN,
+  createTestApp,
+  patchKey,
+  type TestApp,
+  type TestKey,
+  testConfig,
+} from '../../testing/app.js';
 import { ENGINES, type TestDb } from '../../testing/db.js';
 import { HAVE_REDIS, REDIS_URL } from '../../testing/services.js';
 
@@ -36,16 +43,6 @@ async function twoProcesses(
 
 function balance(app: TestApp, key: TestKey) {
   return app.http.inject({ method: 'GET', url: '/me/balance', headers: key.auth });
-}
-
-async function patchKey(app: TestApp, key: TestKey, body: Record<string, unknown>) {
-  const res = await app.http.inject({
-    method: 'PATCH',
-    url: `/admin/keys/${key.keyId}`,
-    headers: admin,
-    payload: body,
-  });
-  expect(res.statusCode).toBe(200);
 }
 
 /** Polls until `done` holds; returns the milliseconds it took, failing after `limitMs`. */

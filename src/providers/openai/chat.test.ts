@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkLedger } from '../../storage/ledger-check.js';
-import { createTestApp, type TestApp, type TestKey } from '../../testing/app.js';
+import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../testing/app.js';
 import { balanceOf, expectedChatCost, promptEstimateOf, settledUsage } from '../../testing/chat.js';
 import {
   chunk,
@@ -54,10 +54,7 @@ beforeAll(async () => {
     }),
   );
   app = await createTestApp({ config: { providersFile } });
-  await app.http.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.http.server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  baseURL = `http://127.0.0.1:${address.port}/v1`;
+  baseURL = `${await listenOnLoopback(app)}/v1`;
 });
 
 afterAll(async () => {

@@ -4,7 +4,13 @@ import { deflateSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../../../storage/ledger-check.js';
-import { ADMIN_TOKEN, createTestApp, type TestApp, type TestKey } from '../../../testing/app.js';
+import {
+  ADMIN_TOKEN,
+  createTestApp,
+  listenOnLoopback,
+  type TestApp,
+  type TestKey,
+} from '../../../testing/app.js';
 import { balanceOf, expectedChatCost, promptEstimateOf, settledUsage } from '../../../testing/chat.js';
 
 let app: TestApp;
@@ -12,10 +18,7 @@ let baseURL: string;
 
 beforeAll(async () => {
   app = await createTestApp();
-  await app.http.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.http.server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  baseURL = `http://127.0.0.1:${address.port}/v1`;
+  baseURL = `${await listenOnLoopback(app)}/v1`;
 });
 
 afterAll(async () => {
