@@ -40,7 +40,7 @@ export class Storage {
     this.groupCommit = engine === 'sqlite' && !inTransaction ? new GroupCommit(db) : undefined;
     this.accounts = new AccountsRepository(db);
     this.keys = new KeysRepository(db);
-    this.ledger = new LedgerRepository(db);
+    this.ledger = new LedgerRepository(db, engine);
     this.models = new ModelsRepository(db);
     this.settings = new SettingsRepository(db);
     this.audit = new AuditRepository(db);

@@ -2,8 +2,8 @@
 // caused the movement (a task, a chat request, a top-up); called outside one, a method opens its own,
 // so a balance never moves without its entry. Balances change only through guarded UPDATEs, and
 // every change appends one ledger entry carrying the balance after it.
-import { type Kysely, PostgresAdapter, type Selectable, sql } from 'kysely';
-import { isUniqueViolation } from '../db.js';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Engine, isUniqueViolation } from '../db.js';
 import { placeholderRow, prepared } from '../prepared.js';
 import type { Database, LedgerEntriesTable, LedgerKind } from '../schema.js';
 
@@ -182,10 +182,6 @@ const LOCK_KEY = prepared((db, p: { keyId: number }) =>
   db.selectFrom('api_keys').select('id').where('id', '=', p.keyId).forNoKeyUpdate(),
 );
 
-function isPostgres(db: Kysely<Database>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
-
 function entry(
   ref: KeyRef,
   kind: LedgerKind,
@@ -208,7 +204,10 @@ function entry(
 }
 
 export class LedgerRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+  ) {}
 
   /**
    * Runs `work` in the caller's transaction, or in a new one when called outside any: a balance
@@ -216,7 +215,7 @@ export class LedgerRepository {
    */
   private atomically<T>(work: (ledger: LedgerRepository) => Promise<T>): Promise<T> {
     if (this.db.isTransaction) return work(this);
-    return this.db.transaction().execute((trx) => work(new LedgerRepository(trx)));
+    return this.db.transaction().execute((trx) => work(new LedgerRepository(trx, this.engine)));
   }
 
   private async append(
@@ -280,7 +279,7 @@ export class LedgerRepository {
     if (!Number.isSafeInteger(amount) || amount < 0)
       throw new LedgerIntegrityError(`hold amount must be a non-negative integer, got ${amount}`);
     return this.atomically(async (ledger) => {
-      if (isPostgres(ledger.db)) {
+      if (ledger.engine === 'postgres') {
         const values = { keyId: ref.keyId, accountId: ref.accountId, taskId, amount, now: ref.now };
         return (await PG_HOLD_WITH_ENTRY(ledger.db, values)).rows.length === 1;
       }
@@ -314,7 +313,7 @@ export class LedgerRepository {
     return this.atomically(async (ledger) => {
       try {
         const movement = { ref, taskId, holdAmount, captured, released };
-        if (isPostgres(ledger.db)) await ledger.settlePostgres(movement);
+        if (ledger.engine === 'postgres') await ledger.settlePostgres(movement);
         else await ledger.settleSqlite(movement);
       } catch (error) {
         // Another writer settled the task between the check and the entries.
