@@ -1,22 +1,26 @@
 // The database time of chat requests alone: the hold transaction and the settlement transaction of
 // ChatService/ChatCall, run through Storage on a fresh SQLite file (WAL, background checkpoints, as
-// the server runs it), sequentially and with 32 requests in flight. It bounds what the chat path can
+// the server runs it), sequentially and with 32 requests in flight. Then the floor: the same
+// statements straight on better-sqlite3 (chat-storage-floor.ts). It bounds what the chat path can
 // reach: at 1 connection these two commits alone take longer than the added-latency budget.
 // Run: `node bin/run-ts.mjs bench/chat-storage.ts [requests]`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { uuidV7 } from '../src/domain/ids.js';
-import { openSqlite } from '../src/storage/db.js';
+import { checkpointInBackground, configureSqlite, openSqlite } from '../src/storage/db.js';
 import { migrateToLatest } from '../src/storage/migrations.js';
+import type { KeyRef } from '../src/storage/repositories/ledger.js';
 import { Storage } from '../src/storage/storage.js';
+import { measureFloor } from './chat-storage-floor.js';
 
 const requests = Number(process.argv[2] ?? 20_000);
+const IN_FLIGHT = [1, 32];
 const dir = mkdtempSync(join(tmpdir(), 'gengate-chat-storage-'));
-const db = openSqlite(join(dir, 'gengate.db'), { backgroundCheckpoint: true });
-try {
-  await migrateToLatest(db);
-  const storage = Storage.from(db);
+
+/** An account and a key with a balance no run can exhaust. */
+async function fundedKey(storage: Storage): Promise<KeyRef> {
   const account = await storage.accounts.create({
     messagingId: 1,
     coefficientPpm: 1_000_000,
@@ -36,50 +40,84 @@ try {
   });
   const ref = { keyId: key.id, accountId: account.id, now: Date.now() };
   await storage.ledger.topup(ref, 1e15, null);
+  return ref;
+}
 
-  // The statements of ChatService.open (full hold first) and ChatCall.settle.
-  const open = (id: string) =>
-    storage.transaction(async (tx) => {
-      await tx.usage.createPending({
-        id,
-        accountId: account.id,
-        keyId: key.id,
-        modelId: 'gpt-4o-mini',
-        now: ref.now,
-      });
-      await tx.ledger.hold(ref, id, 1_000);
-    });
-  const settle = (id: string) =>
-    storage.transaction(async (tx) => {
-      await tx.usage.finish(id, {
-        status: 'completed',
-        inputTokens: 12,
-        outputTokens: 11,
-        cost: 10,
-        latencyMs: 1,
-      });
-      await tx.ledger.settle(ref, id, 1_000, 10);
-    });
+function report(path: string, inFlight: number, perRequest: number): void {
+  console.log(
+    `${path}, ${inFlight} in flight: ${perRequest.toFixed(1)} µs of database time per chat request (hold + settlement)`,
+  );
+}
 
-  for (const inFlight of [1, 32]) {
-    const ids = Array.from({ length: requests }, () => `chat_${uuidV7()}`);
-    let next = 0;
-    const started = process.hrtime.bigint();
-    await Promise.all(
-      Array.from({ length: inFlight }, async () => {
-        while (next < ids.length) {
-          const id = ids[next++];
-          await open(id);
-          await settle(id);
-        }
-      }),
-    );
-    const perRequest = Number(process.hrtime.bigint() - started) / requests / 1000;
-    console.log(
-      `${inFlight} in flight: ${perRequest.toFixed(1)} µs of database time per chat request (hold + settlement)`,
-    );
+async function measureStorage(file: string): Promise<void> {
+  const db = openSqlite(file, { backgroundCheckpoint: true });
+  try {
+    await migrateToLatest(db);
+    const storage = Storage.from(db);
+    const ref = await fundedKey(storage);
+
+    // The statements of ChatService.open (full hold first) and ChatCall.settle.
+    const open = (id: string) =>
+      storage.transaction(async (tx) => {
+        await tx.usage.createPending({ ...ref, id, modelId: 'gpt-4o-mini' });
+        await tx.ledger.hold(ref, id, 1_000);
+      });
+    const settle = (id: string) =>
+      storage.transaction(async (tx) => {
+        await tx.usage.finish(id, {
+          status: 'completed',
+          inputTokens: 12,
+          outputTokens: 11,
+          cost: 10,
+          latencyMs: 1,
+        });
+        await tx.ledger.settle(ref, id, 1_000, 10);
+      });
+
+    for (const inFlight of IN_FLIGHT) {
+      let begun = 0;
+      const started = process.hrtime.bigint();
+      await Promise.all(
+        Array.from({ length: inFlight }, async () => {
+          while (begun < requests) {
+            begun++;
+            // Made when the request starts, as ChatService does: ids made ahead of time would all
+            // share a few milliseconds, and their random order (not the server's) would decide the
+            // pages written (it tripled the commit's cost in an earlier version of this script).
+            const id = `chat_${uuidV7()}`;
+            await open(id);
+            await settle(id);
+          }
+        }),
+      );
+      report('Storage', inFlight, Number(process.hrtime.bigint() - started) / requests / 1000);
+    }
+  } finally {
+    await db.close();
   }
-} finally {
+}
+
+async function measureRaw(file: string): Promise<void> {
+  // The schema and the funded key through gengate's own code, then a bare connection.
+  const db = openSqlite(file);
+  await migrateToLatest(db);
+  const ref = await fundedKey(Storage.from(db));
   await db.close();
+  const raw = new BetterSqlite3(file);
+  configureSqlite(raw);
+  const checkpointer = checkpointInBackground(raw, file);
+  try {
+    for (const inFlight of IN_FLIGHT)
+      report('better-sqlite3 alone', inFlight, measureFloor(raw, ref, requests, inFlight));
+  } finally {
+    await checkpointer.stop();
+    raw.close();
+  }
+}
+
+try {
+  await measureStorage(join(dir, 'storage.db'));
+  await measureRaw(join(dir, 'raw.db'));
+} finally {
   rmSync(dir, { recursive: true, force: true });
 }
