@@ -1,0 +1,73 @@
+// CPU time per chat request, gengate against the bare pass-through, read from /proc. Throughput runs
+// of the same code move by ±10–15% on a 2-vCPU VM; the CPU each server spends per request is much
+// steadier, so small changes are judged by it (bench/NOTES.md). Starts the fake upstream, the
+// baselines and gengate (`--role api`, as `npm start` runs it) on loopback, warms both up, then
+// sends `requests` chat requests at 32 connections to each, in alternating rounds.
+// Run: `node bin/run-ts.mjs bench/chat-cpu.ts [requests per round] [rounds]` (Linux only).
+import { readFileSync } from 'node:fs';
+import { startGengate } from './gengate.js';
+import { type AutocannonJob, LoadGenerator } from './load.js';
+import { ProcessGroup } from './processes.js';
+import { CHAT_PATH, chatBody } from './scenarios/chat-targets.js';
+import { startBaselines, startFakeUpstream } from './services.js';
+
+const requests = Number(process.argv[2] ?? 30_000);
+const rounds = Number(process.argv[3] ?? 3);
+const MODEL = 'gpt-4o-mini';
+const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** utime + stime in ms, of the whole process or (with `thread`) of one of its threads. */
+function cpuMs(pid: number, thread?: number): number {
+  const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+  // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
+  const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+}
+
+const group = new ProcessGroup();
+group.installTeardown();
+try {
+  const upstream = await startFakeUpstream(group, 20);
+  const upstreamBaseUrl = `${upstream.origin}/v1`;
+  const baselines = await startBaselines(group, upstreamBaseUrl);
+  const gengate = await startGengate(group, {
+    engine: 'sqlite',
+    role: 'api',
+    upstreamBaseUrl,
+    chatModel: MODEL,
+    purpose: 'chat CPU',
+  });
+  const load = await LoadGenerator.start(group);
+  const job = (origin: string, headers: Record<string, string>): Omit<AutocannonJob, 'amount'> => ({
+    origin,
+    method: 'POST',
+    path: CHAT_PATH,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: chatBody(MODEL, false),
+    connections: 32,
+  });
+  const systems = [
+    {
+      name: 'bare pass-through',
+      pid: baselines.child.pid,
+      job: job(baselines.origin, { authorization: 'Bearer sk-fake' }),
+    },
+    { name: 'gengate', pid: gengate.child.pid, job: job(gengate.origin, gengate.auth) },
+  ];
+  for (const system of systems) await load.autocannon({ ...system.job, amount: 5_000 });
+
+  console.log('| round | system | main thread, µs per request | process, µs per request | failed |');
+  console.log('|---|---|---|---|---|');
+  for (let round = 1; round <= rounds; round++) {
+    for (const system of systems) {
+      const [main, all] = [cpuMs(system.pid, system.pid), cpuMs(system.pid)];
+      const stats = await load.autocannon({ ...system.job, amount: requests });
+      const perRequest = (ms: number) => ((ms * 1000) / requests).toFixed(0);
+      console.log(
+        `| ${round} | ${system.name} | ${perRequest(cpuMs(system.pid, system.pid) - main)} | ${perRequest(cpuMs(system.pid) - all)} | ${stats.non2xx + stats.errors + stats.timeouts} |`,
+      );
+    }
+  }
+} finally {
+  await group.stopAll();
+}
