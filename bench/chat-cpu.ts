@@ -2,8 +2,9 @@
 // of the same code move by ±10–15% on a 2-vCPU VM; the CPU each server spends per request is much
 // steadier, so small changes are judged by it (bench/NOTES.md). Starts the fake upstream, the
 // baselines and gengate (`--role api`, as `npm start` runs it) on loopback, warms both up, then
-// sends `requests` chat requests at 32 connections to each, in alternating rounds.
-// Run: `node bin/run-ts.mjs bench/chat-cpu.ts [requests per round] [rounds]` (Linux only).
+// sends `requests` chat requests to each, in alternating rounds: at 32 connections, or with
+// `connections` 1 one after another on one connection (as the added-latency figure does).
+// Run: `node bin/run-ts.mjs bench/chat-cpu.ts [requests per round] [rounds] [connections]` (Linux only).
 import { readFileSync } from 'node:fs';
 import { startGengate } from './gengate.js';
 import { type AutocannonJob, LoadGenerator } from './load.js';
@@ -13,6 +14,7 @@ import { startBaselines, startFakeUpstream } from './services.js';
 
 const requests = Number(process.argv[2] ?? 30_000);
 const rounds = Number(process.argv[3] ?? 3);
+const connections = Number(process.argv[4] ?? 32);
 const MODEL = 'gpt-4o-mini';
 const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
 
@@ -44,7 +46,7 @@ try {
     path: CHAT_PATH,
     headers: { 'content-type': 'application/json', ...headers },
     body: chatBody(MODEL, false),
-    connections: 32,
+    connections,
   });
   const systems = [
     {
@@ -54,17 +56,33 @@ try {
     },
     { name: 'gengate', pid: gengate.child.pid, job: job(gengate.origin, gengate.auth) },
   ];
-  for (const system of systems) await load.autocannon({ ...system.job, amount: 5_000 });
+  /** Sends `amount` requests; returns how many failed and, on one connection, the p50 in ms. */
+  const send = async (target: (typeof systems)[number], amount: number) => {
+    if (connections > 1) {
+      const stats = await load.autocannon({ ...target.job, amount });
+      return { failed: stats.non2xx + stats.errors + stats.timeouts, p50: null };
+    }
+    const { origin, path, method, headers, body } = target.job;
+    const summary = await load.latency({
+      targets: [{ name: target.name, origin, path, method, headers, body }],
+      warmup: 0,
+      rounds: 1,
+      perRound: amount,
+    });
+    return { failed: summary[target.name].failures, p50: summary[target.name].p50Ms };
+  };
+  for (const system of systems) await send(system, 5_000);
 
-  console.log('| round | system | main thread, µs per request | process, µs per request | failed |');
-  console.log('|---|---|---|---|---|');
+  console.log(`${connections} connection(s), ${requests} requests per round`);
+  console.log('| round | system | main thread, µs per request | process, µs per request | p50 ms | failed |');
+  console.log('|---|---|---|---|---|---|');
   for (let round = 1; round <= rounds; round++) {
     for (const system of systems) {
       const [main, all] = [cpuMs(system.pid, system.pid), cpuMs(system.pid)];
-      const stats = await load.autocannon({ ...system.job, amount: requests });
+      const { failed, p50 } = await send(system, requests);
       const perRequest = (ms: number) => ((ms * 1000) / requests).toFixed(0);
       console.log(
-        `| ${round} | ${system.name} | ${perRequest(cpuMs(system.pid, system.pid) - main)} | ${perRequest(cpuMs(system.pid) - all)} | ${stats.non2xx + stats.errors + stats.timeouts} |`,
+        `| ${round} | ${system.name} | ${perRequest(cpuMs(system.pid, system.pid) - main)} | ${perRequest(cpuMs(system.pid) - all)} | ${p50?.toFixed(3) ?? '—'} | ${failed} |`,
       );
     }
   }
