@@ -56,23 +56,16 @@ async function measureStorage(file: string): Promise<void> {
     const storage = Storage.from(db);
     const ref = await fundedKey(storage);
 
-    // The statements of ChatService.open (full hold first) and ChatCall.settle.
-    const open = (id: string) =>
-      storage.transaction(async (tx) => {
-        await tx.usage.createPending({ ...ref, id, modelId: 'gpt-4o-mini' });
-        await tx.ledger.hold(ref, id, 1_000);
-      });
-    const settle = (id: string) =>
-      storage.transaction(async (tx) => {
-        await tx.usage.finish(id, {
-          status: 'completed',
-          inputTokens: 12,
-          outputTokens: 11,
-          cost: 10,
-          latencyMs: 1,
-        });
-        await tx.ledger.settle(ref, id, 1_000, 10);
-      });
+    // What ChatService.open (the full hold) and ChatCall.settle write.
+    const open = (id: string) => storage.chatBilling.open({ id, modelId: 'gpt-4o-mini', ref }, 1_000);
+    const outcome = {
+      status: 'completed' as const,
+      inputTokens: 12,
+      outputTokens: 11,
+      cost: 10,
+      latencyMs: 1,
+    };
+    const settle = (id: string) => storage.chatBilling.settle(ref, id, 1_000, outcome);
 
     for (const inFlight of IN_FLIGHT) {
       let begun = 0;

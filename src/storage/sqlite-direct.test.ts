@@ -34,7 +34,7 @@ describe('SQLite direct statements', () => {
       .transaction(async (tx) => {
         expect(await tx.ledger.hold(key.ref, 'task-direct', 300)).toBe(true);
         // Inside the transaction its own statements see its own write.
-        expect(await tx.usage.lockBalance(key.accountId, key.keyId)).toBe(700);
+        expect(await tx.usage.availableBalance(key.accountId, key.keyId)).toBe(700);
         held();
         await gate;
         if (outcome === 'rollback') throw new Error('rolled back on purpose');
@@ -47,7 +47,7 @@ describe('SQLite direct statements', () => {
     const tx = pausedHold('commit');
     await tx.holding;
     let seen: number | undefined;
-    const read = storage.usage.lockBalance(key.accountId, key.keyId).then((balance) => {
+    const read = storage.usage.availableBalance(key.accountId, key.keyId).then((balance) => {
       seen = balance;
     });
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -61,7 +61,7 @@ describe('SQLite direct statements', () => {
   it('a read during a transaction that rolls back never sees the rolled-back write', async () => {
     const tx = pausedHold('rollback');
     await tx.holding;
-    const read = storage.usage.lockBalance(key.accountId, key.keyId);
+    const read = storage.usage.availableBalance(key.accountId, key.keyId);
     tx.release();
     expect(await tx.done).toBe('rolled back on purpose');
     expect(await read).toBe(1_000);

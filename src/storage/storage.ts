@@ -6,6 +6,7 @@ import { GroupCommit } from './group-commit.js';
 import { AccountsRepository } from './repositories/accounts.js';
 import { AnalyticsRepository } from './repositories/analytics.js';
 import { AuditRepository } from './repositories/audit.js';
+import { ChatBillingRepository } from './repositories/chat-billing.js';
 import { IdempotencyRepository } from './repositories/idempotency.js';
 import { KeysRepository } from './repositories/keys.js';
 import { LedgerRepository } from './repositories/ledger.js';
@@ -28,6 +29,7 @@ export class Storage {
   readonly webhooks: WebhooksRepository;
   readonly usage: UsageRepository;
   readonly analytics: AnalyticsRepository;
+  readonly chatBilling: ChatBillingRepository;
 
   /** SQLite: transactions that arrive together commit together (see group-commit.ts). */
   private readonly groupCommit: GroupCommit | undefined;
@@ -47,8 +49,9 @@ export class Storage {
     this.tasks = new TasksRepository(db, engine);
     this.idempotency = new IdempotencyRepository(db);
     this.webhooks = new WebhooksRepository(db, engine);
-    this.usage = new UsageRepository(db, engine);
+    this.usage = new UsageRepository(db);
     this.analytics = new AnalyticsRepository(db);
+    this.chatBilling = new ChatBillingRepository(db, engine, (work) => this.transaction(work));
   }
 
   static from(db: Db): Storage {

@@ -15,21 +15,18 @@ export async function releaseAbandonedChatHolds(
   const stale = await storage.usage.stalePending(now - olderThanMs, 100);
   let released = 0;
   for (const row of stale) {
-    const done = await storage.transaction(async (tx) => {
-      const hold = (await tx.ledger.entriesForTask(row.id)).find((entry) => entry.kind === 'hold');
-      const finished = await tx.usage.finish(row.id, {
-        status: 'failed',
-        inputTokens: 0,
-        outputTokens: 0,
-        cost: 0,
-        latencyMs: now - row.created_at,
-      });
-      if (!finished) return false;
-      if (hold)
-        await tx.ledger.release({ keyId: row.key_id, accountId: row.account_id, now }, row.id, hold.amount);
-      return true;
-    });
-    if (done) released++;
+    // The row and its hold were opened together, so a pending row has its hold.
+    const hold = (await storage.ledger.entriesForTask(row.id)).find((entry) => entry.kind === 'hold');
+    if (!hold) continue;
+    const ref = { keyId: row.key_id, accountId: row.account_id, now };
+    const outcome = {
+      status: 'failed' as const,
+      inputTokens: 0,
+      outputTokens: 0,
+      cost: 0,
+      latencyMs: now - row.created_at,
+    };
+    if (await storage.chatBilling.settle(ref, row.id, hold.amount, outcome)) released++;
   }
   return released;
 }

@@ -1,5 +1,5 @@
 // One held chat request: calls the upstream once, relays the answer, and settles the hold exactly
-// once, in one transaction with the usage row: capture the exact cost, release the rest.
+// once, together with the usage row (ChatBillingRepository): capture the exact cost, release the rest.
 //   completed  → cost from the upstream usage (else the rules of domain/chat/usage.ts);
 //   failed     → upstream error: nothing billed if nothing was delivered, else what was delivered;
 //   cancelled  → client gone: the upstream request is aborted, and what was delivered is billed.
@@ -177,28 +177,26 @@ export class ChatCall {
 
   /** Captures the cost of `usage` (nothing when null) and releases the rest of the hold, once. */
   private settle(status: Settlement['status'], usage: TokenUsage | null): Promise<Settlement> {
-    this.settled ??= this.deps.storage.transaction(async (tx) => {
+    this.settled ??= (async () => {
       const now = this.deps.clock.now();
       const cost = usage
         ? Math.min(chatCost(usage.promptTokens, usage.completionTokens, this.init.prices), this.init.hold)
         : 0;
-      const finished = await tx.usage.finish(this.init.id, {
-        status,
-        inputTokens: usage?.promptTokens ?? 0,
-        outputTokens: usage?.completionTokens ?? 0,
-        cost,
-        latencyMs: Math.max(0, now - this.init.startedAt),
-      });
-      // Already resolved elsewhere (the janitor, after a stall): nothing more to move.
-      if (!finished) return { status, usage, cost: 0 };
-      await tx.ledger.settle(
+      const settled = await this.deps.storage.chatBilling.settle(
         { keyId: this.init.key.keyId, accountId: this.init.key.accountId, now },
         this.init.id,
         this.init.hold,
-        cost,
+        {
+          status,
+          inputTokens: usage?.promptTokens ?? 0,
+          outputTokens: usage?.completionTokens ?? 0,
+          cost,
+          latencyMs: Math.max(0, now - this.init.startedAt),
+        },
       );
-      return { status, usage, cost };
-    });
+      // Not settled: already resolved elsewhere (the janitor, after a stall), nothing more moved.
+      return { status, usage, cost: settled ? cost : 0 };
+    })();
     return this.settled;
   }
 }

@@ -1,4 +1,4 @@
-// The chat billing use case on every engine: hold → settle in one transaction with the usage row,
+// The chat billing use case on every engine: hold → settle, each together with the usage row,
 // exact costs, releases, concurrent holds that never overdraw, and the sweep of abandoned holds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cancellation } from '../../providers/cancellation.js';
@@ -54,7 +54,7 @@ describe.each(ENGINES)('chat billing on %s', (engine) => {
     return sink;
   }
 
-  it('holds before the call and settles the exact cost in the same transaction as the usage row', async () => {
+  it('holds before the call and settles the exact cost together with the usage row', async () => {
     const key = await app.newKey({ balanceRub: 50, coefficient: 1.2 });
     const call = await app.ctx.chat.open(
       await authOf(key),

@@ -1,6 +1,12 @@
 // The chat use case, up to the upstream call: checks in the order of DESIGN.md section 4, then the
-// hold and the usage row in one transaction. What happens next (call, stream, settle) is ChatCall's.
-import { fullChatHold, planChatHold, type TokenPrices } from '../../domain/billing/chat-cost.js';
+// hold and the usage row together (ChatBillingRepository). What happens next (call, stream, settle) is ChatCall's.
+import {
+  type ChatHoldInput,
+  type ChatHoldPlan,
+  fullChatHold,
+  planChatHold,
+  type TokenPrices,
+} from '../../domain/billing/chat-cost.js';
 import { isInternalModelId } from '../../domain/catalog/model.js';
 import { maxCompletionTokensOf } from '../../domain/chat/output-limits.js';
 import { estimatePromptTokens, measurePrompt, promptTokenBound } from '../../domain/chat/prompt-size.js';
@@ -9,11 +15,15 @@ import { AppError } from '../../domain/errors.js';
 import { uuidV7 } from '../../domain/ids.js';
 import { modelAllowed } from '../../domain/keys/restrictions.js';
 import type { ChatRegistry } from '../../providers/chat-registry.js';
+import type { ChatOpening } from '../../storage/repositories/chat-billing.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedKey } from '../auth.js';
 import type { CatalogService } from '../catalog.js';
 import type { Clock } from '../clock.js';
 import { ChatCall } from './chat-call.js';
+
+/** Smaller holds tried when the balance keeps moving under a request; then 402. */
+const SMALLER_HOLD_ATTEMPTS = 3;
 
 export interface ChatServiceDeps {
   storage: Storage;
@@ -64,27 +74,12 @@ export class ChatService {
       modelMaxCompletionTokens: maxCompletionTokensOf(model.id),
       prices,
     };
-    const plan = await this.deps.storage.transaction(async (tx) => {
-      const ref = { keyId: key.keyId, accountId: key.accountId, now: startedAt };
-      // The usage row first: on PostgreSQL the hold locks the key row, which every request of the
-      // key needs, so it comes last and stays locked for one statement and the commit.
-      await tx.usage.createPending({
-        id,
-        accountId: key.accountId,
-        keyId: key.keyId,
-        modelId: model.id,
-        now: startedAt,
-      });
-      // Most requests are covered in full: the guarded hold of the full amount either succeeds or
-      // writes nothing, and only then is the balance read to size a smaller hold (or answer 402).
-      const full = fullChatHold(sizing);
-      if (await tx.ledger.hold(ref, id, full.amount)) return full;
-      const balance = await tx.usage.lockBalance(key.accountId, key.keyId);
-      if (balance === undefined) throw new AppError('invalid_api_key');
-      const planned = planChatHold({ ...sizing, balance });
-      if (!(await tx.ledger.hold(ref, id, planned.amount))) throw new AppError('insufficient_balance');
-      return planned;
-    });
+    const opening = {
+      id,
+      modelId: model.id,
+      ref: { keyId: key.keyId, accountId: key.accountId, now: startedAt },
+    };
+    const plan = await this.hold(opening, sizing);
 
     return new ChatCall(
       { storage: this.deps.storage, clock: this.deps.clock },
@@ -105,6 +100,25 @@ export class ChatService {
         startedAt,
       },
     );
+  }
+
+  /**
+   * Opens the usage row with its hold. Most requests are covered in full: the guarded hold of the
+   * full amount either succeeds or writes nothing, and only then is the balance read to size a
+   * smaller hold (or answer 402). A spend landing between that read and the smaller hold refuses it;
+   * the balance is then read again, a few times at most.
+   */
+  private async hold(opening: ChatOpening, sizing: Omit<ChatHoldInput, 'balance'>): Promise<ChatHoldPlan> {
+    const { storage } = this.deps;
+    const full = fullChatHold(sizing);
+    if (await storage.chatBilling.open(opening, full.amount)) return full;
+    for (let attempt = 0; attempt < SMALLER_HOLD_ATTEMPTS; attempt++) {
+      const balance = await storage.usage.availableBalance(opening.ref.accountId, opening.ref.keyId);
+      if (balance === undefined) throw new AppError('invalid_api_key');
+      const planned = planChatHold({ ...sizing, balance });
+      if (await storage.chatBilling.open(opening, planned.amount)) return planned;
+    }
+    throw new AppError('insufficient_balance');
   }
 
   /** Closes the upstream connection pools. */

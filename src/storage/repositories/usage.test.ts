@@ -108,11 +108,15 @@ describe.each(ENGINES)('usage repository on %s', (engine) => {
   it("reads a key's balance for the hold only for its owner and only while the key lives", async () => {
     const key = await seedKey(storage, { balance: 7_000_000 });
     const other = await seedKey(storage);
-    expect(await storage.transaction((tx) => tx.usage.lockBalance(key.accountId, key.keyId))).toBe(7_000_000);
+    expect(await storage.transaction((tx) => tx.usage.availableBalance(key.accountId, key.keyId))).toBe(
+      7_000_000,
+    );
     expect(
-      await storage.transaction((tx) => tx.usage.lockBalance(other.accountId, key.keyId)),
+      await storage.transaction((tx) => tx.usage.availableBalance(other.accountId, key.keyId)),
     ).toBeUndefined();
     await storage.keys.softDelete(key.keyId, Date.now());
-    expect(await storage.transaction((tx) => tx.usage.lockBalance(key.accountId, key.keyId))).toBeUndefined();
+    expect(
+      await storage.transaction((tx) => tx.usage.availableBalance(key.accountId, key.keyId)),
+    ).toBeUndefined();
   });
 });

@@ -2,7 +2,6 @@
 // hold and completed with its settlement, in the same transactions as the ledger entries. The
 // panel's analytics read it. Owner-scoped reads take the account id.
 import type { Kysely, Selectable } from 'kysely';
-import type { Engine } from '../db.js';
 import { prepared } from '../prepared.js';
 import type { Database, UsageRecordsTable } from '../schema.js';
 
@@ -19,18 +18,14 @@ export interface UsageOutcome {
 }
 
 // The statements of every chat request, compiled once.
-function balanceQuery(forUpdate: boolean) {
-  return prepared((db, p: { keyId: number; accountId: number }) => {
-    const query = db
-      .selectFrom('api_keys')
-      .select('balance')
-      .where('id', '=', p.keyId)
-      .where('account_id', '=', p.accountId)
-      .where('deleted_at', 'is', null);
-    return forUpdate ? query.forUpdate() : query;
-  });
-}
-const BALANCE = { sqlite: balanceQuery(false), postgres: balanceQuery(true) };
+const BALANCE = prepared((db, p: { keyId: number; accountId: number }) =>
+  db
+    .selectFrom('api_keys')
+    .select('balance')
+    .where('id', '=', p.keyId)
+    .where('account_id', '=', p.accountId)
+    .where('deleted_at', 'is', null),
+);
 
 const CREATE_PENDING = prepared(
   (db, p: { id: string; accountId: number; keyId: number; modelId: string; now: number }) =>
@@ -63,18 +58,15 @@ const FINISH = prepared((db, p: UsageOutcome & { id: string }) =>
 );
 
 export class UsageRepository {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly engine: Engine,
-  ) {}
+  constructor(private readonly db: Kysely<Database>) {}
 
   /**
-   * The key's available balance, locked until the transaction ends (PostgreSQL: FOR UPDATE; SQLite
-   * transactions already hold the write lock from BEGIN IMMEDIATE), so a hold sized from it cannot
-   * race a concurrent spend. Undefined for a deleted key or another account's key.
+   * The key's available balance, to size a hold that the full amount did not fit. Not locked: the
+   * hold itself is guarded (it matches no row when the balance no longer covers it). Undefined for
+   * a deleted key or another account's key.
    */
-  async lockBalance(accountId: number, keyId: number): Promise<number | undefined> {
-    const { rows } = await BALANCE[this.engine](this.db, { keyId, accountId });
+  async availableBalance(accountId: number, keyId: number): Promise<number | undefined> {
+    const { rows } = await BALANCE(this.db, { keyId, accountId });
     return rows[0]?.balance;
   }
 

@@ -1,0 +1,112 @@
+// Storage contract: a chat request's usage row and its money move together, on every engine.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, openTestDb, type TestDb } from '../../testing/db.js';
+import { type SeededKey, seedKey } from '../../testing/storage-fixtures.js';
+import { checkLedger } from '../ledger-check.js';
+import { Storage } from '../storage.js';
+import { LedgerIntegrityError } from './ledger.js';
+
+describe.each(ENGINES)('chat billing repository on %s', (engine) => {
+  let db: TestDb;
+  let storage: Storage;
+  let nextId = 0;
+  beforeAll(async () => {
+    db = await openTestDb(engine);
+    storage = Storage.from(db);
+  });
+  afterAll(async () => {
+    expect(await checkLedger(storage.db)).toEqual([]);
+    await db.dispose();
+  });
+
+  const opening = (key: SeededKey) => ({ id: `chat_t${nextId++}`, modelId: 'gpt-4o', ref: key.ref });
+  const outcome = (cost: number) => ({
+    status: 'completed' as const,
+    inputTokens: 10,
+    outputTokens: 20,
+    cost,
+    latencyMs: 5,
+  });
+  const kinds = async (id: string) =>
+    (await storage.ledger.entriesForTask(id)).map((e) => [e.kind, Number(e.amount)]);
+
+  it('opens the usage row and its hold together', async () => {
+    const key = await seedKey(storage, { balance: 1_000 });
+    const chat = opening(key);
+    expect(await storage.chatBilling.open(chat, 300)).toBe(true);
+    expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 700, held: 300 });
+    expect(await storage.usage.byId(key.accountId, chat.id)).toMatchObject({ status: 'pending', cost: 0 });
+    expect(await kinds(chat.id)).toEqual([['hold', 300]]);
+  });
+
+  it('writes neither the row nor the hold when the balance does not cover it', async () => {
+    const key = await seedKey(storage, { balance: 1_000 });
+    const chat = opening(key);
+    expect(await storage.chatBilling.open(chat, 1_001)).toBe(false);
+    expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 1_000, held: 0 });
+    expect(await storage.usage.byId(key.accountId, chat.id)).toBeUndefined();
+    expect(await kinds(chat.id)).toEqual([]);
+    // A deleted key holds nothing either.
+    await storage.keys.softDelete(key.keyId, Date.now());
+    expect(await storage.chatBilling.open(opening(key), 1)).toBe(false);
+  });
+
+  it('settles once: completes the row, captures the cost and releases the rest', async () => {
+    const key = await seedKey(storage, { balance: 1_000 });
+    const chat = opening(key);
+    await storage.chatBilling.open(chat, 300);
+    expect(await storage.chatBilling.settle(key.ref, chat.id, 300, outcome(120))).toBe(true);
+    expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 880, held: 0 });
+    expect(await storage.usage.byId(key.accountId, chat.id)).toMatchObject({
+      status: 'completed',
+      cost: 120,
+      input_tokens: 10,
+      output_tokens: 20,
+      latency_ms: 5,
+    });
+    const entries = await storage.ledger.entriesForTask(chat.id);
+    expect(
+      entries.map((e) => [e.kind, Number(e.amount), Number(e.balance_after), Number(e.held_after)]),
+    ).toEqual([
+      ['hold', 300, 700, 300],
+      ['capture', 120, 700, 180],
+      ['release', 180, 880, 0],
+    ]);
+
+    expect(await storage.chatBilling.settle(key.ref, chat.id, 300, outcome(0))).toBe(false);
+    expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 880, held: 0 });
+    expect(await storage.usage.byId(key.accountId, chat.id)).toMatchObject({
+      status: 'completed',
+      cost: 120,
+    });
+  });
+
+  it('lets exactly one of two racing settlements through', async () => {
+    const key = await seedKey(storage, { balance: 1_000 });
+    const chat = opening(key);
+    await storage.chatBilling.open(chat, 300);
+    const results = await Promise.all([
+      storage.chatBilling.settle(key.ref, chat.id, 300, outcome(100)),
+      storage.chatBilling.settle(key.ref, chat.id, 300, outcome(0)),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const captured = results[0] ? 100 : 0;
+    expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 1_000 - captured, held: 0 });
+    expect((await kinds(chat.id)).map(([kind]) => kind)).toEqual(['hold', 'capture', 'release']);
+  });
+
+  it('refuses, changing nothing, a settlement of another amount than the hold or a cost above it', async () => {
+    const key = await seedKey(storage, { balance: 1_000 });
+    const chat = opening(key);
+    await storage.chatBilling.open(chat, 300);
+    await expect(storage.chatBilling.settle(key.ref, chat.id, 250, outcome(10))).rejects.toBeInstanceOf(
+      LedgerIntegrityError,
+    );
+    await expect(storage.chatBilling.settle(key.ref, chat.id, 300, outcome(301))).rejects.toBeInstanceOf(
+      LedgerIntegrityError,
+    );
+    expect(await storage.usage.byId(key.accountId, chat.id)).toMatchObject({ status: 'pending' });
+    expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 700, held: 300 });
+    expect(await storage.chatBilling.settle(key.ref, chat.id, 300, outcome(10))).toBe(true);
+  });
+});

@@ -1,0 +1,177 @@
+// A chat request's money: its usage row is opened together with its hold, and completed together
+// with its settlement (capture the cost, release the rest), each pair atomically.
+// - PostgreSQL: each pair is ONE statement (data-modifying CTEs) that commits by itself. The key row,
+//   which every request of the key must lock, stays locked for that statement and its commit, not
+//   for a transaction's four or five round trips: BEGIN, statements, COMMIT.
+// - SQLite: the usage and ledger repositories' statements in one transaction, which group commit
+//   shares with the transactions that arrive alongside (see group-commit.ts).
+// Called inside an open transaction, both join it.
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { Engine } from '../db.js';
+import { prepared } from '../prepared.js';
+import type { Database } from '../schema.js';
+import { type KeyRef, LedgerIntegrityError, type LedgerRepository } from './ledger.js';
+import type { UsageOutcome, UsageRepository } from './usage.js';
+
+export interface ChatOpening {
+  /** The usage row id, also the ledger's reference for the hold. */
+  id: string;
+  modelId: string;
+  ref: KeyRef;
+}
+
+/** What a SQLite transaction offers this repository: the two repositories bound to it. */
+export interface ChatBillingTx {
+  usage: UsageRepository;
+  ledger: LedgerRepository;
+}
+
+type Transact = <T>(work: (tx: ChatBillingTx) => Promise<T>) => Promise<T>;
+
+const PG_OPEN = prepared(
+  (
+    _db,
+    p: { id: string; keyId: number; accountId: number; modelId: string; amount: number; now: number },
+  ) => sql<{ id: string }>`
+    with moved as (
+      update api_keys
+      set balance = balance - ${p.amount}, held = held + ${p.amount}, updated_at = ${p.now}
+      where id = ${p.keyId} and deleted_at is null and balance >= ${p.amount}
+      returning balance, held
+    ), hold as (
+      insert into ledger_entries
+        (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
+      select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.id}::text, 'hold', ${p.amount}::bigint,
+             balance, held, null, ${p.now}::bigint
+      from moved
+    )
+    insert into usage_records
+      (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at)
+    select ${p.id}::text, ${p.accountId}::bigint, ${p.keyId}::bigint, ${p.modelId}::text, 0, 0, 0,
+           'pending', 0, ${p.now}::bigint
+    from moved
+    returning id`,
+);
+
+/**
+ * Completes the usage row only while it is pending and its hold is the one expected (same key, same
+ * amount); the balances move and both entries are written only when it was. A racing settlement
+ * waits for the usage row's lock, then finds it no longer pending and changes nothing.
+ */
+const PG_SETTLE = prepared(
+  (
+    _db,
+    p: UsageOutcome & {
+      id: string;
+      keyId: number;
+      accountId: number;
+      holdAmount: number;
+      released: number;
+      now: number;
+    },
+  ) => sql<{ kind: string }>`
+    with finished as (
+      update usage_records
+      set status = ${p.status}, input_tokens = ${p.inputTokens}, output_tokens = ${p.outputTokens},
+          cost = ${p.cost}, latency_ms = ${p.latencyMs}
+      where id = ${p.id} and status = 'pending'
+        and exists (select 1 from ledger_entries where task_id = ${p.id} and kind = 'hold'
+                    and key_id = ${p.keyId} and amount = ${p.holdAmount})
+      returning id
+    ), moved as (
+      update api_keys
+      set held = held - ${p.holdAmount}, balance = balance + ${p.released}, updated_at = ${p.now}
+      where id = ${p.keyId} and exists (select 1 from finished)
+      returning balance, held
+    )
+    insert into ledger_entries
+      (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
+    select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.id}::text, 'capture', ${p.cost}::bigint,
+           balance - ${p.released}::bigint, held + ${p.released}::bigint, null, ${p.now}::bigint
+    from moved
+    union all
+    select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.id}::text, 'release', ${p.released}::bigint,
+           balance, held, null, ${p.now}::bigint
+    from moved
+    returning kind`,
+);
+
+const PG_USAGE_STATUS = prepared((db, p: { id: string }) =>
+  db.selectFrom('usage_records').select('status').where('id', '=', p.id),
+);
+
+/** Thrown inside a SQLite transaction to roll back a usage row whose hold was refused. */
+class HoldRefused extends Error {}
+
+export class ChatBillingRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+    private readonly transact: Transact,
+  ) {}
+
+  /**
+   * Writes the pending usage row and holds `amount` on the key, or neither: false when the balance
+   * does not cover the amount (or the key is gone).
+   */
+  async open(opening: ChatOpening, amount: number): Promise<boolean> {
+    if (!Number.isSafeInteger(amount) || amount < 0)
+      throw new LedgerIntegrityError(`hold amount must be a non-negative integer, got ${amount}`);
+    const { id, modelId, ref } = opening;
+    if (this.engine === 'postgres') {
+      const values = { id, keyId: ref.keyId, accountId: ref.accountId, modelId, amount, now: ref.now };
+      return (await PG_OPEN(this.db, values)).rows.length === 1;
+    }
+    try {
+      return await this.transact(async (tx) => {
+        // The usage row first, the balance's row last (the order PostgreSQL's version also keeps).
+        await tx.usage.createPending({
+          id,
+          accountId: ref.accountId,
+          keyId: ref.keyId,
+          modelId,
+          now: ref.now,
+        });
+        if (!(await tx.ledger.hold(ref, id, amount))) throw new HoldRefused();
+        return true;
+      });
+    } catch (error) {
+      if (error instanceof HoldRefused) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Completes the pending usage row with `outcome` and settles its hold of `holdAmount`: captures
+   * `outcome.cost` (at most the hold) and releases the rest. False, having changed nothing, when the
+   * row was no longer pending (settled already, e.g. by the janitor). A pending row without that
+   * hold is a bug in the caller: LedgerIntegrityError.
+   */
+  async settle(ref: KeyRef, id: string, holdAmount: number, outcome: UsageOutcome): Promise<boolean> {
+    if (!Number.isSafeInteger(outcome.cost) || outcome.cost < 0 || outcome.cost > holdAmount)
+      throw new LedgerIntegrityError(`chat cost ${outcome.cost} is not within the hold ${holdAmount}`);
+    if (this.engine === 'postgres') {
+      const released = holdAmount - outcome.cost;
+      const values = {
+        ...outcome,
+        id,
+        keyId: ref.keyId,
+        accountId: ref.accountId,
+        holdAmount,
+        released,
+        now: ref.now,
+      };
+      if ((await PG_SETTLE(this.db, values)).rows.length === 2) return true;
+      const { rows } = await PG_USAGE_STATUS(this.db, { id });
+      if (rows[0]?.status === 'pending')
+        throw new LedgerIntegrityError(`chat request ${id} has no hold of ${holdAmount} on key ${ref.keyId}`);
+      return false;
+    }
+    return this.transact(async (tx) => {
+      if (!(await tx.usage.finish(id, outcome))) return false;
+      await tx.ledger.settle(ref, id, holdAmount, outcome.cost);
+      return true;
+    });
+  }
+}
