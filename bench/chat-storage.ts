@@ -1,9 +1,10 @@
 // The database time of chat requests alone: the hold transaction and the settlement transaction of
-// ChatService/ChatCall, run through Storage on a fresh SQLite file (WAL, background checkpoints, as
-// the server runs it), sequentially and with 32 requests in flight. Then the floor: the same
-// statements straight on better-sqlite3 (chat-storage-floor.ts). It bounds what the chat path can
-// reach: at 1 connection these two commits alone take longer than the added-latency budget.
-// Run: `node bin/run-ts.mjs bench/chat-storage.ts [requests]`.
+// ChatService/ChatCall (ChatBillingRepository), run through Storage on a fresh SQLite file (WAL, background checkpoints, as
+// the server runs it), one request at a time and with 32 in flight (group commit then shares each
+// commit among the transactions in flight). Then the floor: the same statements straight on
+// better-sqlite3 (chat-storage-floor.ts). It bounds what the chat path can reach: at 1 connection
+// these two commits alone take longer than the added-latency budget.
+// Run: `node bin/run-ts.mjs bench/chat-storage.ts [requests] [in flight, e.g. 1,16,32]`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ import { Storage } from '../src/storage/storage.js';
 import { measureFloor } from './chat-storage-floor.js';
 
 const requests = Number(process.argv[2] ?? 20_000);
-const IN_FLIGHT = [1, 32];
+const IN_FLIGHT = (process.argv[3] ?? '1,32').split(',').map(Number);
 const dir = mkdtempSync(join(tmpdir(), 'gengate-chat-storage-'));
 
 /** An account and a key with a balance no run can exhaust. */
