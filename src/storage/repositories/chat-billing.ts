@@ -3,16 +3,19 @@
 // - PostgreSQL: each pair is ONE statement (data-modifying CTEs) that commits by itself. The key row,
 //   which every request of the key must lock, stays locked for that statement and its commit, not
 //   for a transaction's four or five round trips: BEGIN, statements, COMMIT.
-// - SQLite: the usage and ledger repositories' statements in one transaction, which group commit
-//   shares with the transactions that arrive alongside (see group-commit.ts).
+// - SQLite: three statements in one transaction, which group commit shares with the transactions
+//   that arrive alongside (see group-commit.ts). They run synchronously on the connection the
+//   transaction holds (sqlite-direct.ts), not through the repositories' prepared queries: that cost
+//   about 10 µs of CPU per chat request more (bench/NOTES.md, round 4).
 // Called inside an open transaction, both join it.
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Engine } from '../db.js';
 import { prepared } from '../prepared.js';
 import type { Database } from '../schema.js';
-import { type KeyRef, LedgerIntegrityError, type LedgerRepository } from './ledger.js';
-import type { UsageOutcome, UsageRepository } from './usage.js';
+import { type SqliteStatement, transactionStatements } from '../sqlite-direct.js';
+import { type KeyRef, LedgerIntegrityError } from './ledger.js';
+import type { UsageOutcome } from './usage.js';
 
 export interface ChatOpening {
   /** The usage row id, also the ledger's reference for the hold. */
@@ -21,13 +24,94 @@ export interface ChatOpening {
   ref: KeyRef;
 }
 
-/** What a SQLite transaction offers this repository: the two repositories bound to it. */
-export interface ChatBillingTx {
-  usage: UsageRepository;
-  ledger: LedgerRepository;
+/** Runs work in a (group-committed) transaction; `db` is bound to it. */
+type Transact = <T>(work: (tx: { db: Kysely<Database> }) => Promise<T>) => Promise<T>;
+
+const ENTRY = `insert into ledger_entries
+  (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)`;
+
+/** The SQLite statements of a chat request (also what bench/chat-storage-floor.ts runs). */
+export const SQLITE_CHAT_SQL = {
+  openUsage: `insert into usage_records
+    (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at)
+    values (?, ?, ?, ?, 0, 0, 0, 'pending', 0, ?)`,
+  hold: `update api_keys set balance = balance - ?, held = held + ?, updated_at = ?
+    where id = ? and deleted_at is null and balance >= ? returning balance, held`,
+  appendHold: `${ENTRY} values (?, ?, ?, 'hold', ?, ?, ?, null, ?)`,
+  finishUsage: `update usage_records set status = ?, input_tokens = ?, output_tokens = ?, cost = ?,
+    latency_ms = ? where id = ? and status = 'pending'`,
+  /** Moves the balance only while the hold is the one expected and nothing settled it yet. */
+  settle: `update api_keys set held = held - ?, balance = balance + ?, updated_at = ?
+    where id = ?
+      and exists (select 1 from ledger_entries where task_id = ? and kind = 'hold' and key_id = ? and amount = ?)
+      and not exists (select 1 from ledger_entries where task_id = ? and kind in ('capture', 'release'))
+    returning balance, held`,
+  appendSettlement: `${ENTRY} values (?, ?, ?, 'capture', ?, ?, ?, null, ?), (?, ?, ?, 'release', ?, ?, ?, null, ?)`,
+} as const;
+
+interface Balances {
+  balance: number;
+  held: number;
 }
 
-type Transact = <T>(work: (tx: ChatBillingTx) => Promise<T>) => Promise<T>;
+/** The usage row and the hold, on SQLite; false (nothing written) when the hold is refused. */
+export function openOnSqlite(
+  statement: (sql: string) => SqliteStatement,
+  opening: ChatOpening,
+  amount: number,
+): boolean {
+  const { id, modelId, ref } = opening;
+  const { keyId, accountId, now } = ref;
+  // The balance is checked before anything is written, so a refusal needs no rollback.
+  const after = statement(SQLITE_CHAT_SQL.hold).all([amount, amount, now, keyId, amount])[0] as
+    | Balances
+    | undefined;
+  if (!after) return false;
+  statement(SQLITE_CHAT_SQL.openUsage).run([id, accountId, keyId, modelId, now]);
+  statement(SQLITE_CHAT_SQL.appendHold).run([keyId, accountId, id, amount, after.balance, after.held, now]);
+  return true;
+}
+
+/** The settlement with its usage row, on SQLite; false when the row was no longer pending. */
+export function settleOnSqlite(
+  statement: (sql: string) => SqliteStatement,
+  ref: KeyRef,
+  id: string,
+  holdAmount: number,
+  outcome: UsageOutcome,
+): boolean {
+  const { keyId, accountId, now } = ref;
+  const { status, inputTokens, outputTokens, cost, latencyMs } = outcome;
+  const finished = statement(SQLITE_CHAT_SQL.finishUsage).run([
+    status,
+    inputTokens,
+    outputTokens,
+    cost,
+    latencyMs,
+    id,
+  ]);
+  if (finished.changes === 0) return false;
+  const released = holdAmount - cost;
+  const after = statement(SQLITE_CHAT_SQL.settle).all([
+    holdAmount,
+    released,
+    now,
+    keyId,
+    id,
+    keyId,
+    holdAmount,
+    id,
+  ])[0] as Balances | undefined;
+  // The row was pending, so its hold should be open: anything else is a bug, and the throw rolls
+  // the usage row back with the rest of the transaction.
+  if (!after)
+    throw new LedgerIntegrityError(`chat request ${id} has no open hold of ${holdAmount} on key ${keyId}`);
+  statement(SQLITE_CHAT_SQL.appendSettlement).run([
+    ...[keyId, accountId, id, cost, after.balance - released, after.held + released, now],
+    ...[keyId, accountId, id, released, after.balance, after.held, now],
+  ]);
+  return true;
+}
 
 const PG_OPEN = prepared(
   (
@@ -101,9 +185,6 @@ const PG_USAGE_STATUS = prepared((db, p: { id: string }) =>
   db.selectFrom('usage_records').select('status').where('id', '=', p.id),
 );
 
-/** Thrown inside a SQLite transaction to roll back a usage row whose hold was refused. */
-class HoldRefused extends Error {}
-
 export class ChatBillingRepository {
   constructor(
     private readonly db: Kysely<Database>,
@@ -123,23 +204,7 @@ export class ChatBillingRepository {
       const values = { id, keyId: ref.keyId, accountId: ref.accountId, modelId, amount, now: ref.now };
       return (await PG_OPEN(this.db, values)).rows.length === 1;
     }
-    try {
-      return await this.transact(async (tx) => {
-        // The usage row first, the balance's row last (the order PostgreSQL's version also keeps).
-        await tx.usage.createPending({
-          id,
-          accountId: ref.accountId,
-          keyId: ref.keyId,
-          modelId,
-          now: ref.now,
-        });
-        if (!(await tx.ledger.hold(ref, id, amount))) throw new HoldRefused();
-        return true;
-      });
-    } catch (error) {
-      if (error instanceof HoldRefused) return false;
-      throw error;
-    }
+    return this.transact(async (tx) => openOnSqlite(transactionStatements(tx.db), opening, amount));
   }
 
   /**
@@ -168,10 +233,8 @@ export class ChatBillingRepository {
         throw new LedgerIntegrityError(`chat request ${id} has no hold of ${holdAmount} on key ${ref.keyId}`);
       return false;
     }
-    return this.transact(async (tx) => {
-      if (!(await tx.usage.finish(id, outcome))) return false;
-      await tx.ledger.settle(ref, id, holdAmount, outcome.cost);
-      return true;
-    });
+    return this.transact(async (tx) =>
+      settleOnSqlite(transactionStatements(tx.db), ref, id, holdAmount, outcome),
+    );
   }
 }
