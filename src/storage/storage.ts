@@ -51,7 +51,7 @@ export class Storage {
     this.webhooks = new WebhooksRepository(db, engine);
     this.usage = new UsageRepository(db);
     this.analytics = new AnalyticsRepository(db);
-    this.chatBilling = new ChatBillingRepository(db, engine, (work) => this.transaction(work));
+    this.chatBilling = new ChatBillingRepository(db, engine, (work) => this.transactionOnDb(work));
   }
 
   static from(db: Db): Storage {
@@ -61,7 +61,13 @@ export class Storage {
   /** Runs `work` in one transaction; nested calls join the outer one. */
   async transaction<T>(work: (tx: Storage) => Promise<T>): Promise<T> {
     if (this.inTransaction) return work(this);
-    if (this.groupCommit) return this.groupCommit.run((trx) => work(new Storage(trx, this.engine, true)));
-    return this.db.transaction().execute((trx) => work(new Storage(trx, this.engine, true)));
+    return this.transactionOnDb((trx) => work(new Storage(trx, this.engine, true)));
+  }
+
+  /** As `transaction`, for a repository that needs only the transaction's database handle. */
+  private transactionOnDb<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (this.inTransaction) return work(this.db);
+    if (this.groupCommit) return this.groupCommit.run(work);
+    return this.db.transaction().execute(work);
   }
 }

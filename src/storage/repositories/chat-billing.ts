@@ -24,8 +24,8 @@ export interface ChatOpening {
   ref: KeyRef;
 }
 
-/** Runs work in a (group-committed) transaction; `db` is bound to it. */
-type Transact = <T>(work: (tx: { db: Kysely<Database> }) => Promise<T>) => Promise<T>;
+/** Runs work in a (group-committed) transaction, with the database handle bound to it. */
+type Transact = <T>(work: (trx: Kysely<Database>) => Promise<T>) => Promise<T>;
 
 const ENTRY = `insert into ledger_entries
   (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)`;
@@ -204,7 +204,7 @@ export class ChatBillingRepository {
       const values = { id, keyId: ref.keyId, accountId: ref.accountId, modelId, amount, now: ref.now };
       return (await PG_OPEN(this.db, values)).rows.length === 1;
     }
-    return this.transact(async (tx) => openOnSqlite(transactionStatements(tx.db), opening, amount));
+    return this.transact(async (trx) => openOnSqlite(transactionStatements(trx), opening, amount));
   }
 
   /**
@@ -233,8 +233,8 @@ export class ChatBillingRepository {
         throw new LedgerIntegrityError(`chat request ${id} has no hold of ${holdAmount} on key ${ref.keyId}`);
       return false;
     }
-    return this.transact(async (tx) =>
-      settleOnSqlite(transactionStatements(tx.db), ref, id, holdAmount, outcome),
+    return this.transact(async (trx) =>
+      settleOnSqlite(transactionStatements(trx), ref, id, holdAmount, outcome),
     );
   }
 }
