@@ -21,7 +21,10 @@ export function measureFloor(
   const cache = new Map<string, BetterSqlite3.Statement>();
   const statement = (sql: string): SqliteStatement => {
     let prepared = cache.get(sql);
-    if (!prepared) cache.set(sql, (prepared = raw.prepare(sql)));
+    if (!prepared) {
+      prepared = raw.prepare(sql);
+      cache.set(sql, prepared);
+    }
     return prepared;
   };
   const outcome = { status: 'completed' as const, inputTokens: 12, outputTokens: 11, cost: 10, latencyMs: 1 };
