@@ -14,7 +14,7 @@ import type { Engine } from '../db.js';
 import { prepared } from '../prepared.js';
 import type { Database } from '../schema.js';
 import { type SqliteStatement, transactionStatements } from '../sqlite-direct.js';
-import { type KeyRef, LedgerIntegrityError } from './ledger.js';
+import { type KeyRef, LedgerIntegrityError, pgSettlementEntries } from './ledger.js';
 import type { UsageOutcome } from './usage.js';
 
 export interface ChatOpening {
@@ -169,16 +169,15 @@ const PG_SETTLE = prepared(
       where id = ${p.keyId} and exists (select 1 from finished)
       returning balance, held
     )
-    insert into ledger_entries
-      (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
-    select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.id}::text, 'capture', ${p.cost}::bigint,
-           balance - ${p.released}::bigint, held + ${p.released}::bigint, null, ${p.now}::bigint
-    from moved
-    union all
-    select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.id}::text, 'release', ${p.released}::bigint,
-           balance, held, null, ${p.now}::bigint
-    from moved
-    returning kind`,
+    ${pgSettlementEntries({
+      // Field by field: the values are placeholders read through a proxy, which a spread would miss.
+      keyId: p.keyId,
+      accountId: p.accountId,
+      taskId: p.id,
+      captured: p.cost,
+      released: p.released,
+      now: p.now,
+    })}`,
 );
 
 const PG_USAGE_STATUS = prepared((db, p: { id: string }) =>

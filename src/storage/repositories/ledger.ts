@@ -164,17 +164,33 @@ const PG_SETTLE_WITH_ENTRIES = prepared(
                           and kind in ('capture', 'release'))
         returning balance, held
       )
-      insert into ledger_entries
-        (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
-      select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.taskId}::text, 'capture', ${p.captured}::bigint,
-             balance - ${p.released}::bigint, held + ${p.released}::bigint, null, ${p.now}::bigint
-      from moved
-      union all
-      select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.taskId}::text, 'release', ${p.released}::bigint,
-             balance, held, null, ${p.now}::bigint
-      from moved
-      returning kind`,
+      ${pgSettlementEntries(p)}`,
 );
+
+/**
+ * PostgreSQL: the `capture` and `release` entries of a settlement, appended from the balances that
+ * a preceding CTE named `moved` returned after the update (`returning balance, held`).
+ */
+export function pgSettlementEntries(p: {
+  keyId: number;
+  accountId: number;
+  taskId: string;
+  captured: number;
+  released: number;
+  now: number;
+}) {
+  return sql<{ kind: string }>`
+    insert into ledger_entries
+      (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
+    select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.taskId}::text, 'capture', ${p.captured}::bigint,
+           balance - ${p.released}::bigint, held + ${p.released}::bigint, null, ${p.now}::bigint
+    from moved
+    union all
+    select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.taskId}::text, 'release', ${p.released}::bigint,
+           balance, held, null, ${p.now}::bigint
+    from moved
+    returning kind`;
+}
 
 /** The lock an UPDATE of the balance takes; unlike FOR UPDATE it does not block the foreign-key
  * checks of concurrent inserts (tasks and ledger entries reference the key). */
