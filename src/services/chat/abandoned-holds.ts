@@ -15,10 +15,6 @@ export async function releaseAbandonedChatHolds(
   const stale = await storage.usage.stalePending(now - olderThanMs, 100);
   let released = 0;
   for (const row of stale) {
-    // The row and its hold were opened together, so a pending row has its hold.
-    const hold = (await storage.ledger.entriesForTask(row.id)).find((entry) => entry.kind === 'hold');
-    if (!hold) continue;
-    const ref = { keyId: row.key_id, accountId: row.account_id, now };
     const outcome = {
       status: 'failed' as const,
       inputTokens: 0,
@@ -26,7 +22,18 @@ export async function releaseAbandonedChatHolds(
       cost: 0,
       latencyMs: now - row.created_at,
     };
-    if (await storage.chatBilling.settle(ref, row.id, hold.amount, outcome)) released++;
+    const hold = (await storage.ledger.entriesForTask(row.id)).find((entry) => entry.kind === 'hold');
+    // The row and its hold are opened together, so a row without one has no money to return; it is
+    // still closed, or it would come back first in every sweep.
+    const closed = hold
+      ? await storage.chatBilling.settle(
+          { keyId: row.key_id, accountId: row.account_id, now },
+          row.id,
+          hold.amount,
+          outcome,
+        )
+      : await storage.usage.finish(row.id, outcome);
+    if (closed) released++;
   }
   return released;
 }

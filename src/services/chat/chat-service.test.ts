@@ -165,4 +165,23 @@ describe.each(ENGINES)('chat billing on %s', (engine) => {
       'release',
     ]);
   });
+
+  it('closes a pending usage row that has no hold, so that it does not come back in every sweep', async () => {
+    const key = await app.newKey({ balanceRub: 1 });
+    const now = app.ctx.clock.now();
+    await app.ctx.storage.usage.createPending({
+      id: 'chat_without_hold',
+      accountId: key.accountId,
+      keyId: key.keyId,
+      modelId: 'gpt-4o',
+      now,
+    });
+    const later = now + ABANDONED_CHAT_HOLD_MS + 1;
+    expect(await releaseAbandonedChatHolds(app.ctx.storage, later)).toBe(1);
+    expect(await app.ctx.storage.usage.byId(key.accountId, 'chat_without_hold')).toMatchObject({
+      status: 'failed',
+    });
+    expect(await releaseAbandonedChatHolds(app.ctx.storage, later)).toBe(0);
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 1_000_000, held: 0 });
+  });
 });
