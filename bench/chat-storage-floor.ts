@@ -1,56 +1,52 @@
-// The floor under bench/chat-storage.ts: the statements of a chat request's hold and settlement, as
-// gengate runs them on SQLite (openOnSqlite and settleOnSqlite of chat-billing.ts), straight on a
-// better-sqlite3 connection with nothing around them: no Storage, no group commit, no promises.
+// The floor under bench/chat-storage.ts: the statements of a chat request's hold and settlement
+// (the usage and ledger repositories' synchronous SQLite methods that ChatBillingRepository calls),
+// in one plain Kysely transaction per batch: no Storage, no group commit, no promise per request.
 // One request at a time, each transaction alone; or N at a time, the way group commit runs them
 // (one BEGIN…COMMIT, a SAVEPOINT per transaction). What the two scripts differ by is what gengate's
-// storage layer adds; this one is what SQLite itself costs for a durable hold and settlement with
+// transaction plumbing adds; this one is what SQLite costs for a durable hold and settlement with
 // this schema, on this machine.
-import type BetterSqlite3 from 'better-sqlite3';
+import { type Kysely, sql } from 'kysely';
 import { uuidV7 } from '../src/domain/ids.js';
-import { openOnSqlite, settleOnSqlite } from '../src/storage/repositories/chat-billing.js';
-import type { KeyRef } from '../src/storage/repositories/ledger.js';
-import type { SqliteStatement } from '../src/storage/sqlite-direct.js';
+import { prepared } from '../src/storage/prepared.js';
+import { type KeyRef, LedgerRepository } from '../src/storage/repositories/ledger.js';
+import { UsageRepository } from '../src/storage/repositories/usage.js';
+import type { Database } from '../src/storage/schema.js';
+
+const SAVEPOINT = prepared(() => sql`savepoint g`);
+const RELEASE = prepared(() => sql`release g`);
 
 /** µs per chat request (hold + settlement) with `inFlight` requests sharing each commit. */
-export function measureFloor(
-  raw: BetterSqlite3.Database,
+export async function measureFloor(
+  db: Kysely<Database>,
   ref: KeyRef,
   requests: number,
   inFlight: number,
-): number {
-  const cache = new Map<string, BetterSqlite3.Statement>();
-  const statement = (sql: string): SqliteStatement => {
-    let prepared = cache.get(sql);
-    if (!prepared) {
-      prepared = raw.prepare(sql);
-      cache.set(sql, prepared);
-    }
-    return prepared;
-  };
+): Promise<number> {
   const outcome = { status: 'completed' as const, inputTokens: 12, outputTokens: 11, cost: 10, latencyMs: 1 };
-  const inOneCommit = (ids: string[], work: (id: string) => void) => {
-    statement('begin immediate').run([]);
-    for (const id of ids) {
-      if (ids.length === 1) work(id);
-      else {
-        statement('savepoint g').run([]);
-        work(id);
-        statement('release g').run([]);
+  const inOneCommit = (ids: string[], work: (trx: Kysely<Database>, id: string) => void) =>
+    db.transaction().execute(async (trx) => {
+      for (const id of ids) {
+        if (ids.length === 1) work(trx, id);
+        else {
+          SAVEPOINT.direct(trx, {});
+          work(trx, id);
+          RELEASE.direct(trx, {});
+        }
       }
-    }
-    statement('commit').run([]);
-  };
+    });
 
   const started = process.hrtime.bigint();
   for (let done = 0; done < requests; done += inFlight) {
     // Ids made as the requests start, like the server's (see chat-storage.ts).
     const ids = Array.from({ length: Math.min(inFlight, requests - done) }, () => `chat_${uuidV7()}`);
-    inOneCommit(ids, (id) => {
-      if (!openOnSqlite(statement, { id, modelId: 'gpt-4o-mini', ref }, 1_000))
+    await inOneCommit(ids, (trx, id) => {
+      if (!new LedgerRepository(trx, 'sqlite').holdInSqliteTransaction(ref, id, 1_000))
         throw new Error('hold refused');
+      new UsageRepository(trx).createPendingInSqliteTransaction({ ...ref, id, modelId: 'gpt-4o-mini' });
     });
-    inOneCommit(ids, (id) => {
-      if (!settleOnSqlite(statement, ref, id, 1_000, outcome)) throw new Error('not settled');
+    await inOneCommit(ids, (trx, id) => {
+      if (!new UsageRepository(trx).finishInSqliteTransaction(id, outcome)) throw new Error('not pending');
+      new LedgerRepository(trx, 'sqlite').settleInSqliteTransaction(ref, id, 1_000, outcome.cost);
     });
   }
   return Number(process.hrtime.bigint() - started) / requests / 1000;

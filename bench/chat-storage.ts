@@ -1,20 +1,19 @@
-// The database time of chat requests alone: the hold transaction and the settlement transaction of
-// ChatService/ChatCall (ChatBillingRepository), run through Storage on a fresh SQLite file (WAL, background checkpoints, as
-// the server runs it), one request at a time and with 32 in flight (group commit then shares each
-// commit among the transactions in flight). Then the floor: the same statements straight on
-// better-sqlite3 (chat-storage-floor.ts). It bounds what the chat path can reach: at 1 connection
-// these two commits alone take longer than the added-latency budget.
+// The database time of chat requests alone: the hold and the settlement of ChatService/ChatCall
+// (ChatBillingRepository), run through Storage on a fresh SQLite file (WAL, background checkpoints,
+// as the server runs it), one request at a time and with 32 in flight (group commit then shares each
+// commit among the transactions in flight). Then the floor: the same statements with no group
+// commit and no promise per request around them (chat-storage-floor.ts). It bounds what the chat
+// path can reach: at 1 connection these two commits alone take longer than the added-latency budget.
 // Run: `node bin/run-ts.mjs bench/chat-storage.ts [requests] [in flight, e.g. 1,16,32]`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { uuidV7 } from '../src/domain/ids.js';
-import { checkpointInBackground, configureSqlite, openSqlite } from '../src/storage/db.js';
+import { openSqlite } from '../src/storage/db.js';
 import { migrateToLatest } from '../src/storage/migrations.js';
 import type { KeyRef } from '../src/storage/repositories/ledger.js';
 import { Storage } from '../src/storage/storage.js';
-import { measureFloor } from './chat-storage-floor.js';
+import { measureFloor as floorOf } from './chat-storage-floor.js';
 
 const requests = Number(process.argv[2] ?? 20_000);
 const IN_FLIGHT = (process.argv[3] ?? '1,32').split(',').map(Number);
@@ -91,27 +90,21 @@ async function measureStorage(file: string): Promise<void> {
   }
 }
 
-async function measureRaw(file: string): Promise<void> {
-  // The schema and the funded key through gengate's own code, then a bare connection.
-  const db = openSqlite(file);
-  await migrateToLatest(db);
-  const ref = await fundedKey(Storage.from(db));
-  await db.close();
-  const raw = new BetterSqlite3(file);
-  configureSqlite(raw);
-  const checkpointer = checkpointInBackground(raw, file);
+async function measureFloor(file: string): Promise<void> {
+  const db = openSqlite(file, { backgroundCheckpoint: true });
   try {
+    await migrateToLatest(db);
+    const ref = await fundedKey(Storage.from(db));
     for (const inFlight of IN_FLIGHT)
-      report('better-sqlite3 alone', inFlight, measureFloor(raw, ref, requests, inFlight));
+      report('statements alone', inFlight, await floorOf(db.kysely, ref, requests, inFlight));
   } finally {
-    await checkpointer.stop();
-    raw.close();
+    await db.close();
   }
 }
 
 try {
   await measureStorage(join(dir, 'storage.db'));
-  await measureRaw(join(dir, 'raw.db'));
+  await measureFloor(join(dir, 'floor.db'));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -39,8 +39,10 @@ function withStatementCache(db: BetterSqlite3.Database) {
   };
 }
 
-/** The settings of every connection gengate opens for writing (the bench's floor uses them too). */
-export function configureSqlite(raw: BetterSqlite3.Database): void {
+/** `backgroundCheckpoint`: checkpoint the WAL on a worker thread (the server; see sqlite-checkpointer.ts). */
+export function openSqlite(file: string, options: { backgroundCheckpoint?: boolean } = {}): Db {
+  if (file !== ':memory:') mkdirSync(join(file, '..'), { recursive: true });
+  const raw = new BetterSqlite3(file);
   // Opening may wait for another process synchronously (once, at start); afterwards a locked
   // database is waited for without blocking the event loop (see sqlite-driver.ts).
   raw.pragma(`busy_timeout = ${SQLITE_BUSY_WAIT_MS}`);
@@ -52,22 +54,11 @@ export function configureSqlite(raw: BetterSqlite3.Database): void {
   // keeps the hot tables' pages in memory.
   raw.pragma('temp_store = MEMORY');
   raw.pragma('cache_size = -32000');
-}
-
-/** WAL checkpoints on a worker thread; the writer's own stay as a backstop (see sqlite-checkpointer.ts). */
-export function checkpointInBackground(raw: BetterSqlite3.Database, file: string): Checkpointer {
-  const checkpointer = startCheckpointer(file);
-  raw.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
-  return checkpointer;
-}
-
-/** `backgroundCheckpoint`: checkpoint the WAL on a worker thread (the server; see sqlite-checkpointer.ts). */
-export function openSqlite(file: string, options: { backgroundCheckpoint?: boolean } = {}): Db {
-  if (file !== ':memory:') mkdirSync(join(file, '..'), { recursive: true });
-  const raw = new BetterSqlite3(file);
-  configureSqlite(raw);
-  const checkpointer =
-    options.backgroundCheckpoint && file !== ':memory:' ? checkpointInBackground(raw, file) : undefined;
+  let checkpointer: Checkpointer | undefined;
+  if (options.backgroundCheckpoint && file !== ':memory:') {
+    checkpointer = startCheckpointer(file);
+    raw.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+  }
   const statements = withStatementCache(raw);
   const dialect = new ImmediateSqliteDialect({ database: statements as never });
   const kysely = new Kysely<Database>({ dialect });

@@ -33,7 +33,15 @@ interface Template<R> {
   slots: { path: string[] | null; constant: unknown }[];
 }
 
-export type PreparedQuery<P, R> = (db: Kysely<Database>, values: P) => Promise<QueryResult<R>>;
+export interface PreparedQuery<P, R> {
+  (db: Kysely<Database>, values: P): Promise<QueryResult<R>>;
+  /**
+   * SQLite, inside a transaction: runs the statement synchronously on the connection the
+   * transaction holds (see sqlite-direct.ts), for work that needs no promise between statements.
+   * Throws anywhere else.
+   */
+  direct(db: Kysely<Database>, values: P): QueryResult<R>;
+}
 
 /**
  * `build` receives placeholders for the values (typed as the values themselves) and returns the
@@ -47,7 +55,8 @@ export function prepared<P extends object, R>(
   const placeholders = new Proxy({} as P, {
     get: (_target, name) => new Placeholder(String(name)),
   });
-  return (db, values) => {
+  /** The compiled query for this database's dialect. */
+  const templateFor = (db: Kysely<Database>): Template<R> => {
     const dialect = db.getExecutor().adapter.constructor;
     let template = templates.get(dialect);
     if (!template) {
@@ -63,6 +72,10 @@ export function prepared<P extends object, R>(
       };
       templates.set(dialect, template);
     }
+    return template;
+  };
+  /** The call's values in the order of the template's parameters. */
+  const bind = (template: Template<R>, values: P): unknown[] => {
     const parameters = new Array<unknown>(template.slots.length);
     for (let i = 0; i < parameters.length; i++) {
       const slot = template.slots[i];
@@ -75,6 +88,11 @@ export function prepared<P extends object, R>(
       // Kysely would leave out an undefined column; a prepared query binds NULL instead.
       parameters[i] = value ?? null;
     }
+    return parameters;
+  };
+  const query = (db: Kysely<Database>, values: P): Promise<QueryResult<R>> => {
+    const template = templateFor(db);
+    const parameters = bind(template, values);
     // SQLite: run the statement at once when that is safe (see sqlite-direct.ts).
     let direct: QueryResult<R> | undefined;
     try {
@@ -85,4 +103,12 @@ export function prepared<P extends object, R>(
     if (direct) return Promise.resolve(direct);
     return db.executeQuery<R>({ ...template.query, parameters });
   };
+  query.direct = (db: Kysely<Database>, values: P): QueryResult<R> => {
+    if (!db.isTransaction) throw new Error('a direct statement runs only inside a transaction');
+    const template = templateFor(db);
+    const result = tryDirect<R>(db, template.query.sql, bind(template, values));
+    if (!result) throw new Error('a direct statement runs only on SQLite');
+    return result;
+  };
+  return query;
 }

@@ -87,4 +87,16 @@ describe('SQLite direct statements', () => {
       other.close();
     }
   });
+
+  it('runs a synchronous hold only inside a transaction, where it sees and makes the writes at once', async () => {
+    expect(() => storage.ledger.holdInSqliteTransaction(key.ref, 'task-sync', 100)).toThrow(
+      'only inside a transaction',
+    );
+    await storage.transaction(async (tx) => {
+      expect(tx.ledger.holdInSqliteTransaction(key.ref, 'task-sync', 100)).toBe(true);
+      expect(tx.ledger.holdInSqliteTransaction(key.ref, 'task-too-big', 901)).toBe(false);
+      expect(await tx.usage.availableBalance(key.accountId, key.keyId)).toBe(900);
+    });
+    expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 900, held: 100 });
+  });
 });

@@ -57,14 +57,3 @@ export function tryDirect<R>(
     throw error;
   }
 }
-
-/**
- * The statements of an open SQLite transaction, to run synchronously on its connection (the
- * transaction holds the process's only connection). For a repository's own hot statements that it
- * keeps as SQL text; throws outside a SQLite transaction.
- */
-export function transactionStatements(db: Kysely<Database>): (sql: string) => SqliteStatement {
-  const direct = directByAdapter.get(db.getExecutor().adapter);
-  if (!direct || !db.isTransaction) throw new Error('not inside a SQLite transaction');
-  return (sql) => direct.prepare(sql);
-}

@@ -3,19 +3,18 @@
 // - PostgreSQL: each pair is ONE statement (data-modifying CTEs) that commits by itself. The key row,
 //   which every request of the key must lock, stays locked for that statement and its commit, not
 //   for a transaction's four or five round trips: BEGIN, statements, COMMIT.
-// - SQLite: three statements in one transaction, which group commit shares with the transactions
-//   that arrive alongside (see group-commit.ts). They run synchronously on the connection the
-//   transaction holds (sqlite-direct.ts), not through the repositories' prepared queries: that cost
-//   about 10 µs of CPU per chat request more (bench/NOTES.md, round 4).
+// - SQLite: the usage and ledger repositories' statements in one transaction, which group commit
+//   shares with the transactions that arrive alongside (see group-commit.ts). They run
+//   synchronously on the connection the transaction holds (`…InSqliteTransaction`): a promise
+//   between statements cost about 10 µs of CPU per chat request (bench/NOTES.md, round 4).
 // Called inside an open transaction, both join it.
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Engine } from '../db.js';
 import { prepared } from '../prepared.js';
 import type { Database } from '../schema.js';
-import { type SqliteStatement, transactionStatements } from '../sqlite-direct.js';
-import { type KeyRef, LedgerIntegrityError, pgSettlementEntries } from './ledger.js';
-import type { UsageOutcome } from './usage.js';
+import { type KeyRef, LedgerIntegrityError, LedgerRepository, pgSettlementEntries } from './ledger.js';
+import { type UsageOutcome, UsageRepository } from './usage.js';
 
 export interface ChatOpening {
   /** The usage row id, also the ledger's reference for the hold. */
@@ -26,92 +25,6 @@ export interface ChatOpening {
 
 /** Runs work in a (group-committed) transaction, with the database handle bound to it. */
 type Transact = <T>(work: (trx: Kysely<Database>) => Promise<T>) => Promise<T>;
-
-const ENTRY = `insert into ledger_entries
-  (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)`;
-
-/** The SQLite statements of a chat request (also what bench/chat-storage-floor.ts runs). */
-export const SQLITE_CHAT_SQL = {
-  openUsage: `insert into usage_records
-    (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at)
-    values (?, ?, ?, ?, 0, 0, 0, 'pending', 0, ?)`,
-  hold: `update api_keys set balance = balance - ?, held = held + ?, updated_at = ?
-    where id = ? and deleted_at is null and balance >= ? returning balance, held`,
-  appendHold: `${ENTRY} values (?, ?, ?, 'hold', ?, ?, ?, null, ?)`,
-  finishUsage: `update usage_records set status = ?, input_tokens = ?, output_tokens = ?, cost = ?,
-    latency_ms = ? where id = ? and status = 'pending'`,
-  /** Moves the balance only while the hold is the one expected and nothing settled it yet. */
-  settle: `update api_keys set held = held - ?, balance = balance + ?, updated_at = ?
-    where id = ?
-      and exists (select 1 from ledger_entries where task_id = ? and kind = 'hold' and key_id = ? and amount = ?)
-      and not exists (select 1 from ledger_entries where task_id = ? and kind in ('capture', 'release'))
-    returning balance, held`,
-  appendSettlement: `${ENTRY} values (?, ?, ?, 'capture', ?, ?, ?, null, ?), (?, ?, ?, 'release', ?, ?, ?, null, ?)`,
-} as const;
-
-interface Balances {
-  balance: number;
-  held: number;
-}
-
-/** The usage row and the hold, on SQLite; false (nothing written) when the hold is refused. */
-export function openOnSqlite(
-  statement: (sql: string) => SqliteStatement,
-  opening: ChatOpening,
-  amount: number,
-): boolean {
-  const { id, modelId, ref } = opening;
-  const { keyId, accountId, now } = ref;
-  // The balance is checked before anything is written, so a refusal needs no rollback.
-  const after = statement(SQLITE_CHAT_SQL.hold).all([amount, amount, now, keyId, amount])[0] as
-    | Balances
-    | undefined;
-  if (!after) return false;
-  statement(SQLITE_CHAT_SQL.openUsage).run([id, accountId, keyId, modelId, now]);
-  statement(SQLITE_CHAT_SQL.appendHold).run([keyId, accountId, id, amount, after.balance, after.held, now]);
-  return true;
-}
-
-/** The settlement with its usage row, on SQLite; false when the row was no longer pending. */
-export function settleOnSqlite(
-  statement: (sql: string) => SqliteStatement,
-  ref: KeyRef,
-  id: string,
-  holdAmount: number,
-  outcome: UsageOutcome,
-): boolean {
-  const { keyId, accountId, now } = ref;
-  const { status, inputTokens, outputTokens, cost, latencyMs } = outcome;
-  const finished = statement(SQLITE_CHAT_SQL.finishUsage).run([
-    status,
-    inputTokens,
-    outputTokens,
-    cost,
-    latencyMs,
-    id,
-  ]);
-  if (finished.changes === 0) return false;
-  const released = holdAmount - cost;
-  const after = statement(SQLITE_CHAT_SQL.settle).all([
-    holdAmount,
-    released,
-    now,
-    keyId,
-    id,
-    keyId,
-    holdAmount,
-    id,
-  ])[0] as Balances | undefined;
-  // The row was pending, so its hold should be open: anything else is a bug, and the throw rolls
-  // the usage row back with the rest of the transaction.
-  if (!after)
-    throw new LedgerIntegrityError(`chat request ${id} has no open hold of ${holdAmount} on key ${keyId}`);
-  statement(SQLITE_CHAT_SQL.appendSettlement).run([
-    ...[keyId, accountId, id, cost, after.balance - released, after.held + released, now],
-    ...[keyId, accountId, id, released, after.balance, after.held, now],
-  ]);
-  return true;
-}
 
 const PG_OPEN = prepared(
   (
@@ -203,7 +116,12 @@ export class ChatBillingRepository {
       const values = { id, keyId: ref.keyId, accountId: ref.accountId, modelId, amount, now: ref.now };
       return (await PG_OPEN(this.db, values)).rows.length === 1;
     }
-    return this.transact(async (trx) => openOnSqlite(transactionStatements(trx), opening, amount));
+    return this.transact(async (trx) => {
+      // The hold first: refused, it writes nothing, and neither does the usage row.
+      if (!new LedgerRepository(trx, 'sqlite').holdInSqliteTransaction(ref, id, amount)) return false;
+      new UsageRepository(trx).createPendingInSqliteTransaction({ ...ref, id, modelId });
+      return true;
+    });
   }
 
   /**
@@ -232,8 +150,11 @@ export class ChatBillingRepository {
         throw new LedgerIntegrityError(`chat request ${id} has no hold of ${holdAmount} on key ${ref.keyId}`);
       return false;
     }
-    return this.transact(async (trx) =>
-      settleOnSqlite(transactionStatements(trx), ref, id, holdAmount, outcome),
-    );
+    return this.transact(async (trx) => {
+      if (!new UsageRepository(trx).finishInSqliteTransaction(id, outcome)) return false;
+      // The row was pending, so its hold is open; anything else throws and rolls the row back.
+      new LedgerRepository(trx, 'sqlite').settleInSqliteTransaction(ref, id, holdAmount, outcome.cost);
+      return true;
+    });
   }
 }

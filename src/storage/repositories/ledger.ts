@@ -219,6 +219,43 @@ function entry(
   };
 }
 
+function checkHoldAmount(amount: number): void {
+  if (!Number.isSafeInteger(amount) || amount < 0)
+    throw new LedgerIntegrityError(`hold amount must be a non-negative integer, got ${amount}`);
+}
+
+/** A settlement's amounts: the cost, never above the hold, captured and the rest released. */
+function movementOf(ref: KeyRef, taskId: string, holdAmount: number, cost: number): Movement {
+  if (!Number.isSafeInteger(cost) || !Number.isSafeInteger(holdAmount)) {
+    throw new LedgerIntegrityError(
+      `settlement amounts must be integers, got hold ${holdAmount} and cost ${cost}`,
+    );
+  }
+  const captured = Math.max(0, Math.min(cost, holdAmount));
+  return { ref, taskId, holdAmount, captured, released: holdAmount - captured };
+}
+
+/** Another writer settled the task between the check and the entries: UNIQUE(task_id, kind) said so. */
+function alreadySettledOnConflict(error: unknown, taskId: string): unknown {
+  return isUniqueViolation(error) ? new TaskAlreadySettledError(taskId, { cause: error }) : error;
+}
+
+/** A settlement that changed nothing: throws why (already settled, or no such hold or key). */
+function refuseSettlement(
+  entries: { kind: string; key_id: number; amount: number }[],
+  ref: KeyRef,
+  taskId: string,
+  holdAmount: number,
+): never {
+  const hold = entries.find((e) => e.kind === 'hold');
+  if (!hold || Number(hold.key_id) !== ref.keyId || Number(hold.amount) !== holdAmount) {
+    throw new LedgerIntegrityError(`task ${taskId} has no hold of ${holdAmount} on key ${ref.keyId}`);
+  }
+  if (entries.some((e) => e.kind === 'capture' || e.kind === 'release'))
+    throw new TaskAlreadySettledError(taskId);
+  throw new LedgerIntegrityError(`key ${ref.keyId} does not exist`);
+}
+
 export class LedgerRepository {
   constructor(
     private readonly db: Kysely<Database>,
@@ -234,15 +271,8 @@ export class LedgerRepository {
     return this.db.transaction().execute((trx) => work(new LedgerRepository(trx, this.engine)));
   }
 
-  private async append(
-    ref: KeyRef,
-    kind: LedgerKind,
-    amount: number,
-    after: Balances,
-    taskId: string | null,
-    note: string | null = null,
-  ) {
-    await APPEND(this.db, entry(ref, kind, amount, after, taskId, note));
+  private async append(...values: Parameters<typeof entry>) {
+    await APPEND(this.db, entry(...values));
   }
 
   /** Credits a key. Returns the new balance, or undefined when the key does not exist or is deleted. */
@@ -292,18 +322,28 @@ export class LedgerRepository {
    * having written nothing.
    */
   async hold(ref: KeyRef, taskId: string, amount: number): Promise<boolean> {
-    if (!Number.isSafeInteger(amount) || amount < 0)
-      throw new LedgerIntegrityError(`hold amount must be a non-negative integer, got ${amount}`);
+    checkHoldAmount(amount);
     return this.atomically(async (ledger) => {
-      if (ledger.engine === 'postgres') {
-        const values = { keyId: ref.keyId, accountId: ref.accountId, taskId, amount, now: ref.now };
-        return (await PG_HOLD_WITH_ENTRY(ledger.db, values)).rows.length === 1;
-      }
-      const after = (await HOLD(ledger.db, { keyId: ref.keyId, amount, now: ref.now })).rows[0];
-      if (!after) return false;
-      await ledger.append(ref, 'hold', amount, after, taskId);
-      return true;
+      if (ledger.engine === 'sqlite') return ledger.holdOnSqlite(ref, taskId, amount);
+      const values = { keyId: ref.keyId, accountId: ref.accountId, taskId, amount, now: ref.now };
+      return (await PG_HOLD_WITH_ENTRY(ledger.db, values)).rows.length === 1;
     });
+  }
+
+  /**
+   * `hold`, on SQLite inside the caller's transaction, synchronously: its statements run straight on
+   * the connection the transaction holds, with no promise between them (chat billing runs many).
+   */
+  holdInSqliteTransaction(ref: KeyRef, taskId: string, amount: number): boolean {
+    checkHoldAmount(amount);
+    return this.holdOnSqlite(ref, taskId, amount);
+  }
+
+  private holdOnSqlite(ref: KeyRef, taskId: string, amount: number): boolean {
+    const after = HOLD.direct(this.db, { keyId: ref.keyId, amount, now: ref.now }).rows[0];
+    if (!after) return false;
+    APPEND.direct(this.db, entry(ref, 'hold', amount, after, taskId));
+    return true;
   }
 
   /**
@@ -319,25 +359,26 @@ export class LedgerRepository {
     holdAmount: number,
     cost: number,
   ): Promise<{ captured: number; released: number }> {
-    if (!Number.isSafeInteger(cost) || !Number.isSafeInteger(holdAmount)) {
-      throw new LedgerIntegrityError(
-        `settlement amounts must be integers, got hold ${holdAmount} and cost ${cost}`,
-      );
-    }
-    const captured = Math.max(0, Math.min(cost, holdAmount));
-    const released = holdAmount - captured;
+    const movement = movementOf(ref, taskId, holdAmount, cost);
     return this.atomically(async (ledger) => {
+      if (ledger.engine === 'sqlite') return ledger.settleMovementOnSqlite(movement);
       try {
-        const movement = { ref, taskId, holdAmount, captured, released };
-        if (ledger.engine === 'postgres') await ledger.settlePostgres(movement);
-        else await ledger.settleSqlite(movement);
+        await ledger.settlePostgres(movement);
       } catch (error) {
-        // Another writer settled the task between the check and the entries.
-        if (isUniqueViolation(error)) throw new TaskAlreadySettledError(taskId, { cause: error });
-        throw error;
+        throw alreadySettledOnConflict(error, taskId);
       }
-      return { captured, released };
+      return { captured: movement.captured, released: movement.released };
     });
+  }
+
+  /** `settle`, on SQLite inside the caller's transaction, synchronously (as holdInSqliteTransaction). */
+  settleInSqliteTransaction(
+    ref: KeyRef,
+    taskId: string,
+    holdAmount: number,
+    cost: number,
+  ): { captured: number; released: number } {
+    return this.settleMovementOnSqlite(movementOf(ref, taskId, holdAmount, cost));
   }
 
   private async settlePostgres({ ref, taskId, holdAmount, captured, released }: Movement): Promise<void> {
@@ -347,42 +388,39 @@ export class LedgerRepository {
     await LOCK_KEY(this.db, { keyId });
     const values = { keyId, accountId, taskId, holdAmount, captured, released, now };
     const { rows } = await PG_SETTLE_WITH_ENTRIES(this.db, values);
-    if (rows.length === 0) await this.refusedSettlement(ref, taskId, holdAmount);
+    if (rows.length === 0) {
+      const { rows: entries } = await TASK_ENTRIES(this.db, { taskId });
+      refuseSettlement(entries, ref, taskId, holdAmount);
+    }
   }
 
-  private async settleSqlite({ ref, taskId, holdAmount, captured, released }: Movement): Promise<void> {
-    // One UPDATE … RETURNING, made only while the hold is open, gives the balances after the
-    // settlement; the capture entry's balances (between the two movements) follow from them.
-    const values = { keyId: ref.keyId, holdAmount, released, now: ref.now, taskId };
-    const after = (await SETTLE_BALANCES_IF_HELD(this.db, values)).rows[0];
-    if (!after) return this.refusedSettlement(ref, taskId, holdAmount);
-    await APPEND_SETTLEMENT(this.db, {
-      capture: entry(
-        ref,
-        'capture',
-        captured,
-        { balance: after.balance - released, held: after.held + released },
-        taskId,
-      ),
-      release: entry(ref, 'release', released, after, taskId),
-    });
+  private settleMovementOnSqlite(movement: Movement): { captured: number; released: number } {
+    const { ref, taskId, holdAmount, captured, released } = movement;
+    try {
+      // One UPDATE … RETURNING, made only while the hold is open, gives the balances after the
+      // settlement; the capture entry's balances (between the two movements) follow from them.
+      const values = { keyId: ref.keyId, holdAmount, released, now: ref.now, taskId };
+      const after = SETTLE_BALANCES_IF_HELD.direct(this.db, values).rows[0];
+      if (!after) refuseSettlement(TASK_ENTRIES.direct(this.db, { taskId }).rows, ref, taskId, holdAmount);
+      APPEND_SETTLEMENT.direct(this.db, {
+        capture: entry(
+          ref,
+          'capture',
+          captured,
+          { balance: after.balance - released, held: after.held + released },
+          taskId,
+        ),
+        release: entry(ref, 'release', released, after, taskId),
+      });
+    } catch (error) {
+      throw alreadySettledOnConflict(error, taskId);
+    }
+    return { captured, released };
   }
 
   /** The full refund of a failed task. */
   async release(ref: KeyRef, taskId: string, holdAmount: number): Promise<void> {
     await this.settle(ref, taskId, holdAmount, 0);
-  }
-
-  /** A settlement that changed nothing: throws why (already settled, or no such hold or key). */
-  private async refusedSettlement(ref: KeyRef, taskId: string, holdAmount: number): Promise<never> {
-    const { rows: entries } = await TASK_ENTRIES(this.db, { taskId });
-    const hold = entries.find((e) => e.kind === 'hold');
-    if (!hold || Number(hold.key_id) !== ref.keyId || Number(hold.amount) !== holdAmount) {
-      throw new LedgerIntegrityError(`task ${taskId} has no hold of ${holdAmount} on key ${ref.keyId}`);
-    }
-    if (entries.some((e) => e.kind === 'capture' || e.kind === 'release'))
-      throw new TaskAlreadySettledError(taskId);
-    throw new LedgerIntegrityError(`key ${ref.keyId} does not exist`);
   }
 
   async entriesForTask(taskId: string): Promise<LedgerEntryRow[]> {

@@ -17,6 +17,14 @@ export interface UsageOutcome {
   latencyMs: number;
 }
 
+export interface PendingUsage {
+  id: string;
+  accountId: number;
+  keyId: number;
+  modelId: string;
+  now: number;
+}
+
 // The statements of every chat request, compiled once.
 const BALANCE = prepared((db, p: { keyId: number; accountId: number }) =>
   db
@@ -27,20 +35,19 @@ const BALANCE = prepared((db, p: { keyId: number; accountId: number }) =>
     .where('deleted_at', 'is', null),
 );
 
-const CREATE_PENDING = prepared(
-  (db, p: { id: string; accountId: number; keyId: number; modelId: string; now: number }) =>
-    db.insertInto('usage_records').values({
-      id: p.id,
-      account_id: p.accountId,
-      key_id: p.keyId,
-      model_id: p.modelId,
-      input_tokens: 0,
-      output_tokens: 0,
-      cost: 0,
-      status: 'pending',
-      latency_ms: 0,
-      created_at: p.now,
-    }),
+const CREATE_PENDING = prepared((db, p: PendingUsage) =>
+  db.insertInto('usage_records').values({
+    id: p.id,
+    account_id: p.accountId,
+    key_id: p.keyId,
+    model_id: p.modelId,
+    input_tokens: 0,
+    output_tokens: 0,
+    cost: 0,
+    status: 'pending',
+    latency_ms: 0,
+    created_at: p.now,
+  }),
 );
 
 const FINISH = prepared((db, p: UsageOutcome & { id: string }) =>
@@ -70,20 +77,23 @@ export class UsageRepository {
     return rows[0]?.balance;
   }
 
-  async createPending(row: {
-    id: string;
-    accountId: number;
-    keyId: number;
-    modelId: string;
-    now: number;
-  }): Promise<void> {
+  async createPending(row: PendingUsage): Promise<void> {
     await CREATE_PENDING(this.db, row);
+  }
+
+  /** `createPending` on SQLite inside the caller's transaction, synchronously (see prepared.ts). */
+  createPendingInSqliteTransaction(row: PendingUsage): void {
+    CREATE_PENDING.direct(this.db, row);
   }
 
   /** Completes a pending row. False when it was already completed (a settlement happens once). */
   async finish(id: string, outcome: UsageOutcome): Promise<boolean> {
-    const result = await FINISH(this.db, { id, ...outcome });
-    return Number(result.numAffectedRows) === 1;
+    return Number((await FINISH(this.db, { id, ...outcome })).numAffectedRows) === 1;
+  }
+
+  /** `finish` on SQLite inside the caller's transaction, synchronously. */
+  finishInSqliteTransaction(id: string, outcome: UsageOutcome): boolean {
+    return Number(FINISH.direct(this.db, { id, ...outcome }).numAffectedRows) === 1;
   }
 
   async byId(accountId: number, id: string): Promise<UsageRow | undefined> {
