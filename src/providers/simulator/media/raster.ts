@@ -256,39 +256,40 @@ function textScaleFor(width: number, height: number): number {
   return Math.max(1, Math.floor(Math.sqrt(width * height) / 110));
 }
 
-function fillRect(image: RgbImage, x: number, y: number, w: number, h: number, color: Rgb): void {
-  const px = image.pixels;
-  const [r, g, b] = color;
+/** Calls `visit` with the byte range of each row of the rectangle, clipped to the image. */
+function forEachRectRow(
+  image: RgbImage,
+  x: number,
+  y: number,
+  w: number,
+  h: number,
+  visit: (start: number, end: number) => void,
+): void {
   const left = Math.max(0, x);
   const right = Math.min(image.width, x + w);
   const bottom = Math.min(image.height, y + h);
   for (let row = Math.max(0, y); row < bottom; row++) {
-    for (
-      let offset = (row * image.width + left) * 3, end = (row * image.width + right) * 3;
-      offset < end;
-      offset += 3
-    ) {
+    visit((row * image.width + left) * 3, (row * image.width + right) * 3);
+  }
+}
+
+function fillRect(image: RgbImage, x: number, y: number, w: number, h: number, color: Rgb): void {
+  const px = image.pixels;
+  const [r, g, b] = color;
+  forEachRectRow(image, x, y, w, h, (start, end) => {
+    for (let offset = start; offset < end; offset += 3) {
       px[offset] = r;
       px[offset + 1] = g;
       px[offset + 2] = b;
     }
-  }
+  });
 }
 
 function shadeRect(image: RgbImage, x: number, y: number, w: number, h: number, factor: number): void {
   const px = image.pixels;
-  const left = Math.max(0, x);
-  const right = Math.min(image.width, x + w);
-  const bottom = Math.min(image.height, y + h);
-  for (let row = Math.max(0, y); row < bottom; row++) {
-    for (
-      let offset = (row * image.width + left) * 3, end = (row * image.width + right) * 3;
-      offset < end;
-      offset++
-    ) {
-      px[offset] = Math.round(px[offset] * factor);
-    }
-  }
+  forEachRectRow(image, x, y, w, h, (start, end) => {
+    for (let offset = start; offset < end; offset++) px[offset] = Math.round(px[offset] * factor);
+  });
 }
 
 function hsvToRgb(hue: number, saturation: number, value: number): Rgb {
