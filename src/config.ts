@@ -10,6 +10,8 @@ export interface Config {
   redisUrl: string | undefined;
   adminToken: string | undefined;
   providersFile: string | undefined;
+  /** Hand each upstream job our callback URL (POST /hooks/{provider}); default: PUBLIC_URL is https. */
+  providerCallbacks: boolean;
   providerTimeoutMs: number;
   requeueDelayMs: number;
   webhookTimeoutMs: number;
@@ -135,6 +137,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     redisUrl,
     adminToken,
     providersFile: env.PROVIDERS_FILE || undefined,
+    // An upstream can only call back a public https address; a loopback PUBLIC_URL would be refused.
+    providerCallbacks: bool('PROVIDER_CALLBACKS', publicUrl.startsWith('https://')),
     providerTimeoutMs: int('PROVIDER_TIMEOUT_MS', 600_000, 1),
     requeueDelayMs: int('REQUEUE_DELAY_MS', 15_000),
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 1),

@@ -26,6 +26,11 @@ export const ERRORS = {
     message: 'Idempotency-Key must be 8 to 256 printable ASCII characters',
   },
   invalid_api_key: { status: 401, type: 'authentication_error', message: 'Invalid or missing API key' },
+  invalid_signature: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'The callback signature or token does not verify',
+  },
   insufficient_balance: {
     status: 402,
     type: 'insufficient_quota',

@@ -8,6 +8,7 @@ import { registerErrorHandling } from './errors.js';
 import { registerJsonOnlyBodies } from './plugins/content-type.js';
 import { registerGuard } from './plugins/guard.js';
 import { registerAdminRoutes } from './routes/admin/admin.js';
+import { registerHookRoutes } from './routes/hooks/hooks.js';
 import { registerGenerateRoute } from './routes/native/generate.js';
 import { registerMeRoutes } from './routes/native/me.js';
 import { registerObjectRoutes } from './routes/native/objects.js';
@@ -76,6 +77,7 @@ export async function buildHttpApp(
   registerAdminRoutes(app, ctx);
   registerPanelRoutes(app, ctx);
   registerMetricsRoute(app, ctx);
+  await registerHookRoutes(app, ctx);
   for (const register of extraRoutes) await register(app, ctx);
   return app;
 }

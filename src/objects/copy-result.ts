@@ -2,8 +2,10 @@
 // stream with a size cap (checked against Content-Length first, then while the bytes flow).
 import { request } from 'undici';
 import type { ProviderOutput } from '../providers/task-provider.js';
+import { DownloadError } from './download-error.js';
 import { type ObjectStore, ObjectTooLargeError, type StoredObject } from './object-store.js';
 
+/** The URL itself is unusable (not http/https). */
 export class ResultDownloadError extends Error {}
 
 const DOWNLOAD_TIMEOUT_MS = 120_000;
@@ -38,7 +40,7 @@ export async function copyResult(
   });
   if (response.statusCode !== 200) {
     response.body.on('error', () => {}).resume();
-    throw new ResultDownloadError(`result download answered ${response.statusCode}`);
+    throw new DownloadError(response.statusCode);
   }
   const declared = Number(response.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {

@@ -243,7 +243,7 @@ describe('copyResult', () => {
   it('a failed download is an error to retry, not a result', async () => {
     await expect(
       copyResult(store, { source: { kind: 'url', url: `${base}/missing` } }, 10_000),
-    ).rejects.toBeInstanceOf(ResultDownloadError);
+    ).rejects.toMatchObject({ name: 'DownloadError', status: 404, expired: true });
     await expect(
       copyResult(store, { source: { kind: 'url', url: 'file:///etc/passwd' } }, 10_000),
     ).rejects.toBeInstanceOf(ResultDownloadError);

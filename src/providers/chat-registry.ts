@@ -63,7 +63,8 @@ export class ChatRegistry {
   }
 
   resolve(model: CatalogModel): ChatRoute {
-    const route = this.providers.routes.get(model.id) ?? model.route;
+    // Chat takes a model's first route; fallback between routes is for media tasks.
+    const route = this.providers.routes.get(model.id)?.[0] ?? model.route;
     if (!route) return { provider: this.simulator, upstreamModel: model.id };
     const adapter = this.adapters.get(route.provider);
     if (adapter) return { provider: adapter, upstreamModel: route.model };

@@ -1,16 +1,31 @@
-// PROVIDERS_FILE: upstream credentials and model routes (DESIGN.md section 5). Without it, every
-// model routes to the simulator. `env:NAME` reads a secret from the environment.
+// PROVIDERS_FILE: upstream credentials and model routes. Without it, every model routes to the
+// simulator. `env:NAME` reads a secret from the environment. A route is one object or a list tried
+// in order (fallback). Every problem of the file is collected and reported at once.
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
 
-export type ProviderType = 'openai' | 'anthropic' | 'fal' | 'replicate' | 'simulator';
-const TYPES: ProviderType[] = ['openai', 'anthropic', 'fal', 'replicate', 'simulator'];
+export const PROVIDER_TYPES = [
+  'openai',
+  'anthropic',
+  'fal',
+  'replicate',
+  'gemini',
+  'ark',
+  'kling',
+  'simulator',
+] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
 export interface ProviderSettings {
   name: string;
   type: ProviderType;
   baseUrl: string;
   apiKey: string | undefined;
+  /**
+   * Every other field of the provider's entry, with `env:` secrets resolved: adapter-specific
+   * settings such as Kling's `access_key` and `secret_key` or Replicate's `webhook_secret`.
+   */
+  options: Record<string, unknown>;
 }
 
 export interface RouteSettings {
@@ -20,53 +35,117 @@ export interface RouteSettings {
 
 export interface ProvidersConfig {
   providers: Map<string, ProviderSettings>;
-  routes: Map<string, RouteSettings>;
+  /** Each model's routes, in the order they are tried. */
+  routes: Map<string, RouteSettings[]>;
 }
 
 export const EMPTY_PROVIDERS: ProvidersConfig = { providers: new Map(), routes: new Map() };
+
+export class ProvidersFileError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid PROVIDERS_FILE:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Resolves `env:NAME` in every string field; a missing variable is a problem, not an empty secret. */
+function resolveSecrets(
+  where: string,
+  raw: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+  problems: string[],
+): Record<string, unknown> {
+  const resolved: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(raw)) {
+    if (typeof value === 'string' && value.startsWith('env:')) {
+      const variable = value.slice(4);
+      resolved[field] = env[variable];
+      if (env[variable] === undefined)
+        problems.push(`${where}.${field}: environment variable ${variable} is not set`);
+    } else resolved[field] = value;
+  }
+  return resolved;
+}
 
 export function parseProvidersConfig(
   text: string,
   env: Record<string, string | undefined> = process.env,
 ): ProvidersConfig {
-  const data = (text.trimStart().startsWith('{') ? JSON.parse(text) : YAML.parse(text)) ?? {};
+  let data: unknown;
+  try {
+    data = (text.trimStart().startsWith('{') ? JSON.parse(text) : YAML.parse(text)) ?? {};
+  } catch (error) {
+    throw new ProvidersFileError([`the file is not valid JSON or YAML: ${(error as Error).message}`]);
+  }
+  if (!isObject(data)) throw new ProvidersFileError(['the file must be an object with providers and routes']);
   const problems: string[] = [];
+  for (const key of Object.keys(data))
+    if (key !== 'providers' && key !== 'routes') problems.push(`unknown top-level field "${key}"`);
   const providers = new Map<string, ProviderSettings>();
-  for (const [name, raw] of Object.entries<any>(data.providers ?? {})) {
-    if (!TYPES.includes(raw?.type)) {
-      problems.push(`providers.${name}.type must be one of ${TYPES.join(', ')}`);
+  const rawProviders = data.providers ?? {};
+  if (!isObject(rawProviders)) problems.push('providers must be an object of named providers');
+  for (const [name, raw] of Object.entries(isObject(rawProviders) ? rawProviders : {})) {
+    if (!isObject(raw)) {
+      problems.push(`providers.${name} must be an object`);
       continue;
     }
-    if (raw.type !== 'simulator' && typeof raw.base_url !== 'string')
-      problems.push(`providers.${name}.base_url is required`);
-    let apiKey: string | undefined = raw.api_key;
-    if (typeof apiKey === 'string' && apiKey.startsWith('env:')) {
-      apiKey = env[apiKey.slice(4)];
-      if (apiKey === undefined)
-        problems.push(`providers.${name}.api_key: environment variable ${raw.api_key.slice(4)} is not set`);
+    if (!PROVIDER_TYPES.includes(raw.type as ProviderType)) {
+      problems.push(`providers.${name}.type must be one of ${PROVIDER_TYPES.join(', ')}`);
+      continue;
     }
+    const { type, base_url, api_key, ...rest } = resolveSecrets(`providers.${name}`, raw, env, problems);
+    if (type !== 'simulator' && (typeof base_url !== 'string' || !/^https?:\/\//.test(base_url)))
+      problems.push(`providers.${name}.base_url is required: an http(s) URL`);
+    if (api_key !== undefined && typeof api_key !== 'string')
+      problems.push(`providers.${name}.api_key must be a string`);
     providers.set(name, {
       name,
-      type: raw.type,
-      baseUrl: String(raw.base_url ?? '').replace(/\/+$/, ''),
-      apiKey,
+      type: type as ProviderType,
+      baseUrl: String(base_url ?? '').replace(/\/+$/, ''),
+      apiKey: typeof api_key === 'string' ? api_key : undefined,
+      options: rest,
     });
   }
-  const routes = new Map<string, RouteSettings>();
-  for (const [modelId, raw] of Object.entries<any>(data.routes ?? {})) {
-    if (typeof raw?.provider !== 'string' || !providers.has(raw.provider)) {
-      problems.push(`routes.${modelId}.provider must name a configured provider`);
-      continue;
-    }
-    routes.set(modelId, {
-      provider: raw.provider,
-      model: typeof raw.model === 'string' ? raw.model : modelId,
+  const routes = new Map<string, RouteSettings[]>();
+  const rawRoutes = data.routes ?? {};
+  if (!isObject(rawRoutes)) problems.push('routes must be an object keyed by model id');
+  for (const [modelId, raw] of Object.entries(isObject(rawRoutes) ? rawRoutes : {})) {
+    const list = Array.isArray(raw) ? raw : [raw];
+    if (list.length === 0) problems.push(`routes.${modelId} must list at least one route`);
+    const parsed: RouteSettings[] = [];
+    list.forEach((entry, index) => {
+      const where = Array.isArray(raw) ? `routes.${modelId}[${index}]` : `routes.${modelId}`;
+      if (!isObject(entry)) {
+        problems.push(`${where} must be an object {provider, model}`);
+        return;
+      }
+      if (typeof entry.provider !== 'string' || !providers.has(entry.provider)) {
+        problems.push(`${where}.provider must name a configured provider`);
+        return;
+      }
+      if (entry.model !== undefined && typeof entry.model !== 'string')
+        problems.push(`${where}.model must be a string`);
+      parsed.push({
+        provider: entry.provider,
+        model: typeof entry.model === 'string' ? entry.model : modelId,
+      });
     });
+    routes.set(modelId, parsed);
   }
-  if (problems.length > 0) throw new Error(`invalid PROVIDERS_FILE:\n  - ${problems.join('\n  - ')}`);
+  if (problems.length > 0) throw new ProvidersFileError(problems);
   return { providers, routes };
 }
 
 export function loadProvidersConfig(file: string | undefined): ProvidersConfig {
-  return file ? parseProvidersConfig(readFileSync(file, 'utf8')) : EMPTY_PROVIDERS;
+  if (!file) return EMPTY_PROVIDERS;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ProvidersFileError([`cannot read ${file}: ${(error as Error).message}`]);
+  }
+  return parseProvidersConfig(text);
 }

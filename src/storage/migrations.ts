@@ -260,6 +260,17 @@ function migrations(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    '002_provider_jobs': {
+      async up(db: AnyDb) {
+        // An upstream callback names the provider's job: find its task without a scan.
+        await db.schema
+          .createIndex('tasks_provider_job')
+          .on('tasks')
+          .columns(['provider_job_id', 'provider'])
+          .where(sql.ref('provider_job_id'), 'is not', null)
+          .execute();
+      },
+    },
   };
 }
 

@@ -1,8 +1,17 @@
 // The task engine end to end in one process: every simulator directive, the transitions and the
 // ledger after each one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { failureMessage } from '../domain/tasks/failures.js';
 import { TASK_FAILURE } from '../domain/tasks/states.js';
-import { SIM_FAILURE_MESSAGES } from '../providers/simulator/simulator.js';
+import { SIM_FAILURES } from '../providers/simulator/simulator.js';
+
+const SIM_FAILURE_MESSAGES = {
+  reject: failureMessage(SIM_FAILURES.reject),
+  billing: failureMessage(SIM_FAILURES.billing),
+  overload: failureMessage(SIM_FAILURES.overload),
+  params: failureMessage(SIM_FAILURES.params),
+};
+
 import type { TestKey } from '../testing/app.js';
 import { ENGINES } from '../testing/db.js';
 import {

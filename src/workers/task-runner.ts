@@ -142,6 +142,8 @@ export function startTaskRunner(
       events: ctx.taskEvents,
       providers: ctx.taskProviders,
       objects: ctx.objects,
+      metrics: ctx.metrics,
+      hooks: ctx.config.providerCallbacks ? ctx.providerHooks : undefined,
       log: {
         info: logInfo,
         error: (message, error, fields) =>

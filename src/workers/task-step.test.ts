@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { TASK_FAILURE } from '../domain/tasks/states.js';
 import type { PollOutcome, ProviderTask, SubmitOutcome, TaskProvider } from '../providers/task-provider.js';
 import { TasksRepository } from '../storage/repositories/tasks.js';
 import type { TestKey } from '../testing/app.js';
@@ -29,7 +30,7 @@ class ScriptedProvider implements TaskProvider {
   async submit(task: ProviderTask): Promise<SubmitOutcome> {
     this.submits.set(task.id, (this.submits.get(task.id) ?? 0) + 1);
     if (task.params.prompt === 'refuse')
-      return { status: 'failed', message: 'unexpected parameter: sharpness' };
+      return { status: 'failed', failure: { kind: 'params', message: 'unexpected parameter: sharpness' } };
     return {
       status: 'submitted',
       jobId: `job-${task.id}`,
@@ -65,7 +66,7 @@ beforeAll(async () => {
   writeFileSync(
     providersFile,
     JSON.stringify({
-      providers: { upstream: { type: 'fal', base_url: 'http://127.0.0.1:9' } },
+      providers: { upstream: { type: 'fal', base_url: 'http://127.0.0.1:9', api_key: 'k' } },
       routes: { 'kling-2-1': { provider: 'upstream', model: 'k' } },
     }),
   );
@@ -161,17 +162,17 @@ describe('task steps against an upstream', () => {
     }
   });
 
-  it('a task whose provider is no longer configured fails with a refund instead of hanging', async () => {
+  it('a task whose job is at a provider no longer configured fails with a refund instead of hanging', async () => {
     await app.runner?.stop();
     const res = await generate(app, key, { model_name: 'kling-2-1', prompt: 'ok', duration: 5 });
     const taskId = res.json().task_id as string;
     await app.ctx.storage.db
       .updateTable('tasks')
-      .set({ provider: 'removed-provider' })
+      .set({ provider: 'removed-provider', provider_job_id: 'job-at-removed', status: 'processing' })
       .where('id', '=', taskId)
       .execute();
     app.runner?.start();
     const task = await waitForFinal(app, key, taskId);
-    expect(task).toMatchObject({ status: 'failed', error: 'Provider "removed-provider" is not configured' });
+    expect(task).toMatchObject({ status: 'failed', error: TASK_FAILURE.upstream });
   });
 });

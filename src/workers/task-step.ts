@@ -1,29 +1,40 @@
-// One step of a claimed task: check the deadline, submit (once: the job id is stored before any
-// poll) or poll, and then hand the task back to the queue until its next poll, re-queue it, or
-// finalize it. Every write is a compare-and-set on the lease owner, so a worker that lost its lease
-// changes nothing.
+// One step of a claimed task: submit (once: the job id is stored before any poll), reconcile an
+// uncertain submit, or poll; then hand the task back to the queue until its next poll, re-queue it,
+// or finalize it. Every write is a compare-and-set on the lease owner, so a worker that lost its
+// lease changes nothing.
+//
+// The deadline (PROVIDER_TIMEOUT_MS) counts only the time the task was in a worker's hands or
+// waiting for its scheduled poll (the claim banks it; see TasksRepository.claimDue). At the
+// deadline a task with an upstream job is polled once more and completes if the job has finished;
+// a job still running is cancelled upstream where the API allows it, then the task fails.
 
-import { actualCost, type TaskPricing } from '../domain/tasks/pricing.js';
-import { TASK_FAILURE } from '../domain/tasks/states.js';
-import { copyResult } from '../objects/copy-result.js';
+import { type FailureKind, failureMessage, movesToNextRoute } from '../domain/tasks/failures.js';
 import type { ObjectStore } from '../objects/object-store.js';
-import { ObjectTooLargeError } from '../objects/object-store.js';
-import type { ProviderOutput, ProviderTask, TaskProvider } from '../providers/task-provider.js';
-import type { TaskProviderRegistry } from '../providers/task-registry.js';
+import { NotSentError } from '../providers/http/upstream-http.js';
+import type {
+  ProviderFailure,
+  ProviderOutput,
+  ProviderTask,
+  ProviderUsage,
+  SubmitOutcome,
+  TaskProvider,
+} from '../providers/task-provider.js';
+import type { ResolvedRoute, TaskProviderRegistry } from '../providers/task-registry.js';
 import type { Clock } from '../services/clock.js';
+import type { Metrics } from '../services/metrics.js';
+import type { ProviderHooks } from '../services/provider-hooks.js';
 import type { TaskEvents } from '../services/tasks/events.js';
 import { type FinalOutcome, finalizeTask } from '../services/tasks/finalize.js';
 import type { TaskRow } from '../storage/repositories/tasks.js';
 import type { Storage } from '../storage/storage.js';
+import { type CopyVerdict, copyOutputs, type TaskResultSettings, taskResult } from './task-result.js';
 
-export interface StepSettings {
+export interface StepSettings extends TaskResultSettings {
   workerId: string;
   providerTimeoutMs: number;
   requeueDelayMs: number;
   /** The first poll comes this soon after a submit; later ones back off up to MAX_POLL_DELAY_MS. */
   minPollDelayMs: number;
-  maxResultBytes: number;
-  publicUrl: string;
 }
 
 export interface StepDeps {
@@ -33,6 +44,9 @@ export interface StepDeps {
   providers: TaskProviderRegistry;
   objects: ObjectStore;
   log: TaskLog;
+  metrics?: Metrics;
+  /** Gives each submit our callback URL; without it no callback URL is sent upstream. */
+  hooks?: ProviderHooks;
 }
 
 export interface TaskLog {
@@ -45,8 +59,14 @@ const MAX_POLL_DELAY_MS = 5_000;
 /** What the runner keeps between steps in tasks.provider_state. */
 interface RunnerState {
   upstream_model?: string;
+  /** The route being tried (an index into the model's routes), until a job is accepted. */
+  route?: number;
   polls?: number;
   failures?: number;
+  /** Set when a submit's answer was lost: the task is reconciled, never submitted again. */
+  uncertain_since?: number;
+  /** Result downloads refused as expired: the job is polled once more for a fresh URL. */
+  expired_downloads?: number;
 }
 
 function parseState(text: string | null): RunnerState {
@@ -65,7 +85,7 @@ export function pollDelay(polls: number, minDelayMs: number, retryAfterMs?: numb
   return Math.max(1, Math.round(delay));
 }
 
-function providerTask(task: TaskRow, state: RunnerState): ProviderTask {
+function providerTask(task: TaskRow, upstreamModel: string): ProviderTask {
   const {
     model_name: _model,
     webhook_url: _webhook,
@@ -74,11 +94,20 @@ function providerTask(task: TaskRow, state: RunnerState): ProviderTask {
   return {
     id: task.id,
     modelId: task.model_id,
-    upstreamModel: state.upstream_model ?? task.model_id,
+    upstreamModel,
     kind: task.kind === 'image' ? 'image' : 'video',
     params,
     requeues: task.requeues,
   };
+}
+
+/** A step's view of one claimed task. */
+interface Claimed {
+  task: TaskRow;
+  state: RunnerState;
+  /** Epoch ms at which the provider timeout runs out. */
+  deadline: number;
+  timedOut: boolean;
 }
 
 export class TaskStep {
@@ -89,182 +118,352 @@ export class TaskStep {
 
   async run(task: TaskRow): Promise<void> {
     const now = this.deps.clock.now();
-    const state = parseState(task.provider_state);
     const elapsed = task.processing_ms + (now - (task.processing_started_at ?? now));
-    const deadline = now + Math.max(0, this.settings.providerTimeoutMs - elapsed);
-    if (elapsed >= this.settings.providerTimeoutMs)
-      return this.finish(task, { status: 'failed', error: TASK_FAILURE.timeout });
+    const claimed: Claimed = {
+      task,
+      state: parseState(task.provider_state),
+      deadline: now + Math.max(0, this.settings.providerTimeoutMs - elapsed),
+      timedOut: elapsed >= this.settings.providerTimeoutMs,
+    };
+    try {
+      if (task.provider_job_id !== null) return await this.poll(claimed);
+      if (claimed.timedOut) return await this.fail(claimed, { kind: 'timeout' });
+      if (claimed.state.uncertain_since !== undefined) return await this.reconcile(claimed);
+      return await this.submit(claimed);
+    } catch (error) {
+      // A network error or an unexpected answer while polling: try again later, within the deadline.
+      // (A submit never lands here with a job possibly started: see submitTo.)
+      this.deps.log.error('task step failed; retrying', error, { task_id: task.id });
+      if (claimed.timedOut) return this.fail(claimed, { kind: 'timeout', detail: String(error) });
+      await this.retryLater(claimed, claimed.state);
+    }
+  }
 
+  // ---- submit ------------------------------------------------------------------------------
+
+  /** The routes of the task's model: PROVIDERS_FILE's list, else the route stored with the task. */
+  private routes({ task, state }: Claimed): ResolvedRoute[] {
+    const configured = this.deps.providers.config.routes.get(task.model_id);
+    if (configured && configured.length > 0)
+      return configured.map((route) => ({ providerName: route.provider, upstreamModel: route.model }));
+    return [{ providerName: task.provider, upstreamModel: state.upstream_model ?? task.model_id }];
+  }
+
+  private async submit(claimed: Claimed): Promise<void> {
+    const routes = this.routes(claimed);
+    for (let index = Math.min(claimed.state.route ?? 0, routes.length - 1); index < routes.length; index++) {
+      const route = routes[index];
+      const last = index === routes.length - 1;
+      const outcome = await this.submitTo(claimed, route);
+      const { task } = claimed;
+      switch (outcome.status) {
+        case 'not_sent':
+          if (!last) continue;
+          return this.retryLater(claimed, { ...claimed.state, route: 0 });
+        case 'busy':
+          if (!last) continue;
+          return this.requeue(claimed);
+        case 'failed':
+          if (!last && movesToNextRoute(outcome.failure.kind)) continue;
+          return this.fail(claimed, outcome.failure, route.providerName);
+        case 'uncertain':
+          return this.markUncertain(claimed, route, outcome.detail);
+        case 'succeeded':
+          this.logSubmitted(task, route.providerName, outcome.jobId, false);
+          // Nothing to resume: the result and the job id are stored together when the task finishes.
+          return this.complete(claimed, route, outcome.outputs, outcome.usage, { syncJobId: outcome.jobId });
+        case 'submitted':
+          return this.recordJob(claimed, route, outcome.jobId, outcome.retryAfterMs);
+      }
+    }
+  }
+
+  /**
+   * One submit to one route. A connection that was never made is reported as not sent (safe to send
+   * elsewhere or again); any other exception may have started a job, so it counts as uncertain.
+   */
+  private async submitTo(
+    { task, state }: Claimed,
+    route: ResolvedRoute,
+  ): Promise<SubmitOutcome | { status: 'not_sent'; detail: string }> {
+    let outcome: SubmitOutcome | { status: 'not_sent'; detail: string };
+    let provider: TaskProvider;
+    try {
+      provider = this.deps.providers.providerByName(route.providerName);
+    } catch (error) {
+      outcome = { status: 'failed', failure: { kind: 'upstream', detail: (error as Error).message } };
+      this.countSubmit(task, route.providerName, outcome);
+      return outcome;
+    }
+    const job = providerTask(task, route.upstreamModel);
+    try {
+      const callbackUrl = await this.deps.hooks?.callbackUrl(route.providerName, task.id);
+      outcome = await provider.submit(job, { callbackUrl });
+    } catch (error) {
+      outcome =
+        error instanceof NotSentError
+          ? { status: 'not_sent', detail: error.message }
+          : { status: 'uncertain', detail: String((error as Error)?.stack ?? error) };
+    }
+    if (outcome.status === 'not_sent' || outcome.status === 'busy' || outcome.status === 'failed')
+      this.deps.log.info('submit refused', {
+        task_id: task.id,
+        provider: route.providerName,
+        outcome: outcome.status,
+        ...(outcome.status === 'failed'
+          ? { kind: outcome.failure.kind, detail: outcome.failure.detail }
+          : {}),
+        ...(outcome.status === 'not_sent' ? { detail: outcome.detail } : {}),
+        route_of: state.route,
+      });
+    this.countSubmit(task, route.providerName, outcome);
+    return outcome;
+  }
+
+  private countSubmit(
+    task: TaskRow,
+    provider: string,
+    outcome: { status: string; failure?: ProviderFailure },
+  ) {
+    const label = outcome.status === 'failed' ? `failed:${outcome.failure?.kind}` : outcome.status;
+    this.deps.metrics?.providerSubmits.inc({ provider, model: task.model_id, outcome: label });
+  }
+
+  private logSubmitted(task: TaskRow, provider: string, jobId: string, stored: boolean): void {
+    // Logged for every accepted submit, stored or not: the crash test counts these lines.
+    this.deps.log.info('task submitted', { task_id: task.id, job_id: jobId, provider, stored });
+  }
+
+  /** Stores the job id (the recovery point: from now on the task is only polled). */
+  private async recordJob(
+    claimed: Claimed,
+    route: ResolvedRoute,
+    jobId: string,
+    retryAfterMs?: number,
+  ): Promise<void> {
+    const { task } = claimed;
+    const now = this.deps.clock.now();
+    const nextState: RunnerState = { upstream_model: route.upstreamModel, polls: 0 };
+    // A job the provider says is ready at once (the simulator at 0 ms latency) is polled in this
+    // same step: the job id is stored first but the lease is kept, which saves a hand-back to the
+    // queue, a claim and a second step per task.
+    const pollNow = retryAfterMs !== undefined && retryAfterMs <= 0;
+    const stored = await this.deps.storage.tasks.recordSubmission(task.id, this.settings.workerId, {
+      jobId,
+      provider: route.providerName,
+      providerState: JSON.stringify(nextState),
+      nextPollAt: Math.min(now + pollDelay(0, this.settings.minPollDelayMs, retryAfterMs), claimed.deadline),
+      now,
+      keepLease: pollNow,
+    });
+    this.logSubmitted(task, route.providerName, jobId, stored);
+    if (pollNow && stored)
+      await this.poll({
+        ...claimed,
+        task: { ...task, provider: route.providerName, provider_job_id: jobId },
+        state: nextState,
+      });
+  }
+
+  /** The answer to a submit was lost: keep the hold, never submit again, find the job instead. */
+  private async markUncertain(claimed: Claimed, route: ResolvedRoute, detail: string): Promise<void> {
+    const { task } = claimed;
+    this.deps.log.error('submit uncertain: the job may exist upstream; reconciling', detail, {
+      task_id: task.id,
+      provider: route.providerName,
+    });
+    const now = this.deps.clock.now();
+    const canLookUp = this.deps.providers.providerByName(route.providerName).reconcile !== undefined;
+    await this.deps.storage.tasks.release(task.id, this.settings.workerId, {
+      // Without a lookup only the provider's callback can name the job: wait for it (it moves
+      // run_at forward) until the deadline.
+      runAt: canLookUp
+        ? Math.min(now + pollDelay(0, this.settings.minPollDelayMs), claimed.deadline)
+        : claimed.deadline,
+      providerState: JSON.stringify({ upstream_model: route.upstreamModel, uncertain_since: now, polls: 0 }),
+      provider: route.providerName,
+      now,
+    });
+  }
+
+  private async reconcile(claimed: Claimed): Promise<void> {
+    const { task, state } = claimed;
+    const provider = this.deps.providers.providerByName(task.provider);
+    const now = this.deps.clock.now();
+    const upstreamModel = state.upstream_model ?? task.model_id;
+    const outcome = provider.reconcile
+      ? await provider.reconcile(providerTask(task, upstreamModel))
+      : ({ status: 'unknown' } as const);
+    if (outcome.status === 'found') {
+      this.deps.log.info('uncertain submit reconciled', { task_id: task.id, job_id: outcome.jobId });
+      return this.recordJob(claimed, { providerName: task.provider, upstreamModel }, outcome.jobId, 0);
+    }
+    // Not found (yet) or unknown: a job created by a lost request can show up late, and waiting
+    // costs the client only time. At the deadline the task fails and the hold is returned.
+    const polls = (state.polls ?? 0) + 1;
+    await this.deps.storage.tasks.release(task.id, this.settings.workerId, {
+      runAt: provider.reconcile
+        ? Math.min(now + pollDelay(polls, this.settings.minPollDelayMs), claimed.deadline)
+        : claimed.deadline,
+      providerState: JSON.stringify({ ...state, polls }),
+      now,
+    });
+  }
+
+  // ---- poll --------------------------------------------------------------------------------
+
+  private async poll(claimed: Claimed): Promise<void> {
+    const { task, state } = claimed;
     let provider: TaskProvider;
     try {
       provider = this.deps.providers.providerByName(task.provider);
     } catch (error) {
-      return this.finish(task, { status: 'failed', error: (error as Error).message });
+      // The job's provider left PROVIDERS_FILE: nobody can fetch its result any more.
+      return this.fail(claimed, { kind: 'upstream', detail: (error as Error).message });
     }
-    const job = providerTask(task, state);
-    try {
-      if (task.provider_job_id === null) await this.submit(task, provider, job, state, deadline);
-      else await this.poll(task, provider, job, state, deadline);
-    } catch (error) {
-      // A network error or an unexpected answer: try again later; the deadline still applies.
-      this.deps.log.error('task step failed; retrying', error, { task_id: task.id });
-      const failures = (state.failures ?? 0) + 1;
-      await this.deps.storage.tasks.release(task.id, this.settings.workerId, {
-        runAt: Math.min(
-          this.deps.clock.now() + pollDelay(failures, this.settings.minPollDelayMs * 4),
-          deadline,
-        ),
-        providerState: JSON.stringify({ ...state, failures }),
-        now: this.deps.clock.now(),
-      });
-    }
-  }
-
-  private async submit(
-    task: TaskRow,
-    provider: TaskProvider,
-    job: ProviderTask,
-    state: RunnerState,
-    deadline: number,
-  ): Promise<void> {
-    const outcome = await provider.submit(job);
-    const now = this.deps.clock.now();
-    if (outcome.status === 'busy') return this.requeue(task);
-    if (outcome.status === 'failed') return this.finish(task, { status: 'failed', error: outcome.message });
-    if (outcome.status === 'succeeded') {
-      this.deps.log.info('task submitted', {
-        task_id: task.id,
-        job_id: outcome.jobId,
-        provider: task.provider,
-        stored: false,
-      });
-      // Nothing to resume: the result and the job id are stored together when the task finishes.
-      return this.complete(task, job, outcome.outputs, outcome.usage, outcome.jobId);
-    }
-    const nextState: RunnerState = { upstream_model: state.upstream_model, polls: 0 };
-    // A job the provider says is ready at once (the simulator at 0 ms latency) is polled in this
-    // same step: the job id is stored first (the recovery point) but the lease is kept, which saves
-    // a hand-back to the queue, a claim and a second step per task.
-    const pollNow = outcome.retryAfterMs !== undefined && outcome.retryAfterMs <= 0;
-    const stored = await this.deps.storage.tasks.recordSubmission(task.id, this.settings.workerId, {
-      jobId: outcome.jobId,
-      providerState: JSON.stringify(nextState),
-      nextPollAt: Math.min(now + pollDelay(0, this.settings.minPollDelayMs, outcome.retryAfterMs), deadline),
-      now,
-      keepLease: pollNow,
-    });
-    // Logged for every accepted submit, stored or not: the crash test counts these lines.
-    this.deps.log.info('task submitted', {
-      task_id: task.id,
-      job_id: outcome.jobId,
-      provider: task.provider,
-      stored,
-    });
-    if (pollNow && stored)
-      await this.poll({ ...task, provider_job_id: outcome.jobId }, provider, job, nextState, deadline);
-  }
-
-  private async poll(
-    task: TaskRow,
-    provider: TaskProvider,
-    job: ProviderTask,
-    state: RunnerState,
-    deadline: number,
-  ): Promise<void> {
-    const outcome = await provider.poll(task.provider_job_id as string, job);
+    const job = providerTask(task, state.upstream_model ?? task.model_id);
+    const jobId = task.provider_job_id as string;
+    const outcome = await provider.poll(jobId, job);
     switch (outcome.status) {
-      case 'running': {
-        const polls = (state.polls ?? 0) + 1;
-        const now = this.deps.clock.now();
-        await this.deps.storage.tasks.release(task.id, this.settings.workerId, {
-          runAt: Math.min(
-            now + pollDelay(polls, this.settings.minPollDelayMs, outcome.retryAfterMs),
-            deadline,
-          ),
-          providerState: JSON.stringify({ ...state, polls, failures: 0 }),
-          now,
-        });
-        return;
-      }
-      case 'busy':
-        return this.requeue(task);
-      case 'failed':
-        return this.finish(task, { status: 'failed', error: outcome.message });
       case 'succeeded':
-        return this.complete(task, job, outcome.outputs, outcome.usage);
+        return this.complete(
+          claimed,
+          { providerName: task.provider, upstreamModel: job.upstreamModel },
+          outcome.outputs,
+          outcome.usage,
+        );
+      case 'failed':
+        return this.fail(claimed, outcome.failure);
+      case 'running':
+      case 'busy':
+        if (claimed.timedOut) return this.cancelAndTimeOut(claimed, provider, job, jobId);
+        if (outcome.status === 'busy') return this.requeue(claimed);
+        return this.waitForNextPoll(claimed, outcome.retryAfterMs);
     }
   }
+
+  private async waitForNextPoll(claimed: Claimed, retryAfterMs?: number): Promise<void> {
+    const { task, state } = claimed;
+    const polls = (state.polls ?? 0) + 1;
+    const now = this.deps.clock.now();
+    await this.deps.storage.tasks.release(task.id, this.settings.workerId, {
+      runAt: Math.min(now + pollDelay(polls, this.settings.minPollDelayMs, retryAfterMs), claimed.deadline),
+      providerState: JSON.stringify({ ...state, polls, failures: 0 }),
+      now,
+    });
+  }
+
+  /** The job is still running at the deadline: stop it upstream (best effort), then fail. */
+  private async cancelAndTimeOut(
+    claimed: Claimed,
+    provider: TaskProvider,
+    job: ProviderTask,
+    jobId: string,
+  ): Promise<void> {
+    if (provider.cancel) {
+      try {
+        await provider.cancel(jobId, job);
+        this.deps.log.info('upstream job cancelled at the deadline', { task_id: job.id, job_id: jobId });
+      } catch (error) {
+        this.deps.log.error('upstream cancel failed', error, { task_id: job.id, job_id: jobId });
+      }
+    }
+    return this.fail(claimed, { kind: 'timeout' });
+  }
+
+  // ---- results and endings -------------------------------------------------------------------
 
   private async complete(
-    task: TaskRow,
-    job: ProviderTask,
+    claimed: Claimed,
+    route: ResolvedRoute,
     outputs: ProviderOutput[],
-    usage: { tokens?: number } | undefined,
-    providerJobId?: string,
+    usage: ProviderUsage | undefined,
+    sync?: { syncJobId: string },
   ): Promise<void> {
-    if (outputs.length === 0)
-      return this.finish(task, { status: 'failed', error: 'Provider returned no result' });
-    const stored = [];
-    try {
-      for (const output of outputs)
-        stored.push({
-          output,
-          object: await copyResult(this.deps.objects, output, this.settings.maxResultBytes),
-        });
-    } catch (error) {
-      if (error instanceof ObjectTooLargeError)
-        return this.finish(task, { status: 'failed', error: error.message });
-      throw error;
+    const { task, state } = claimed;
+    const verdict: CopyVerdict = await copyOutputs(
+      { objects: this.deps.objects },
+      outputs,
+      this.settings.maxResultBytes,
+    );
+    if (verdict.status === 'failed') return this.fail(claimed, verdict.failure, route.providerName);
+    if (verdict.status === 'expired') {
+      const expired = (state.expired_downloads ?? 0) + 1;
+      // A result from the submit has no job to poll again; a polled one gets one more poll for a
+      // fresh URL, then the task fails and the hold is returned.
+      if (sync || expired > 1)
+        return this.fail(claimed, { kind: 'upstream', detail: verdict.detail }, route.providerName);
+      const now = this.deps.clock.now();
+      await this.deps.storage.tasks.release(task.id, this.settings.workerId, {
+        runAt: now,
+        providerState: JSON.stringify({ ...state, expired_downloads: expired }),
+        now,
+      });
+      return;
     }
-    const urls = stored.map(({ output, object }) => ({
-      output,
-      url: `${this.settings.publicUrl}/objects/${object.name}`,
-    }));
-    let result: Record<string, unknown>;
-    if (job.kind === 'image') {
-      const images = urls.map(({ output, url }) => ({
-        url,
-        width: output.width ?? null,
-        height: output.height ?? null,
-      }));
-      result = { image_url: images[0].url, width: images[0].width, height: images[0].height };
-      if (images.length > 1) result.images = images;
-    } else {
-      const duration =
-        urls[0].output.durationSec ?? (typeof job.params.duration === 'number' ? job.params.duration : null);
-      result = { video_url: urls[0].url, duration: duration === null ? null : Math.round(duration) };
+    if (verdict.status === 'retry') {
+      if (sync) return this.fail(claimed, { kind: 'upstream', detail: verdict.detail }, route.providerName);
+      throw verdict.error;
     }
-    const pricing = JSON.parse(task.pricing ?? '{"unit":"shot"}') as TaskPricing;
-    await this.finish(task, {
-      status: 'completed',
-      result,
-      cost: actualCost(pricing, task.hold_amount, usage),
-      providerJobId,
+    const outcome = taskResult(task, verdict.stored, usage, this.settings);
+    await this.finish(claimed, { ...outcome, providerJobId: sync?.syncJobId, provider: route.providerName });
+  }
+
+  private async fail(claimed: Claimed, failure: ProviderFailure, provider?: string): Promise<void> {
+    if (failure.detail)
+      this.deps.log.info('provider failure', {
+        task_id: claimed.task.id,
+        provider: provider ?? claimed.task.provider,
+        kind: failure.kind,
+        detail: failure.detail,
+      });
+    await this.finish(claimed, { status: 'failed', error: failureMessage(failure), provider }, failure.kind);
+  }
+
+  /** Tries the step again after a transient error, within the deadline. */
+  private async retryLater(claimed: Claimed, state: RunnerState): Promise<void> {
+    const failures = (state.failures ?? 0) + 1;
+    const now = this.deps.clock.now();
+    await this.deps.storage.tasks.release(claimed.task.id, this.settings.workerId, {
+      runAt: Math.min(now + pollDelay(failures, this.settings.minPollDelayMs * 4), claimed.deadline),
+      providerState: JSON.stringify({ ...state, failures }),
+      now,
     });
   }
 
-  private async requeue(task: TaskRow): Promise<void> {
+  private async requeue({ task, state }: Claimed): Promise<void> {
     const now = this.deps.clock.now();
     await this.deps.storage.tasks.requeue(task.id, this.settings.workerId, {
       runAt: now + this.settings.requeueDelayMs,
       now,
+      // A re-queued task starts again from the model's first route.
+      providerState: JSON.stringify({ upstream_model: state.upstream_model }),
     });
     this.deps.log.info('task re-queued: concurrency limit exceeded', { task_id: task.id });
   }
 
-  private async finish(task: TaskRow, outcome: FinalOutcome): Promise<void> {
+  private async finish(
+    { task }: Claimed,
+    outcome: FinalOutcome & { provider?: string },
+    failureKind?: FailureKind,
+  ): Promise<void> {
+    const now = this.deps.clock.now();
     const final = await finalizeTask(
       this.deps.storage,
       this.deps.events,
       task.id,
       this.settings.workerId,
       outcome,
-      this.deps.clock.now(),
+      now,
     );
-    if (final)
-      this.deps.log.info(`task ${outcome.status}`, {
-        task_id: task.id,
-        error: outcome.status === 'failed' ? outcome.error : undefined,
-      });
+    if (!final) return;
+    const labels = { provider: final.provider, model: task.model_id };
+    this.deps.metrics?.providerOutcomes.inc({ ...labels, outcome: failureKind ?? 'completed' });
+    if (outcome.status === 'completed')
+      this.deps.metrics?.providerTimeToResult.observe(labels, (now - task.created_at) / 1000);
+    this.deps.log.info(`task ${outcome.status}`, {
+      task_id: task.id,
+      error: outcome.status === 'failed' ? outcome.error : undefined,
+    });
   }
 }

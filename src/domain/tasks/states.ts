@@ -26,6 +26,11 @@ export const TASK_FAILURE = {
   rejected: 'Provider rejected prompt: contains restricted content',
   billing: 'Provider billing error',
   overload: 'Service temporarily unavailable (code E-294, high load)',
+  /**
+   * An upstream failure the spec has no text for (an unexpected answer, a refused credential on our
+   * side, a result that expired before it was copied): the client learns only that it failed.
+   */
+  upstream: 'Provider error: the generation failed',
   /** Not final: the task is re-queued and `error` stays null. Kept for logs and adapters. */
   busy: 'Concurrency limit exceeded',
 } as const;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProviderTask } from '../task-provider.js';
 import { parseDirectives, stripDirectives } from './directives.js';
-import { SIM_FAILURE_MESSAGES, SimulatorProvider, simulatedVideoTokens, submittedAtOf } from './simulator.js';
+import { SIM_FAILURES, SimulatorProvider, simulatedVideoTokens, submittedAtOf } from './simulator.js';
 
 function clockAt(start: number) {
   const clock = { t: start, now: () => clock.t };
@@ -92,7 +92,7 @@ describe('SimulatorProvider', () => {
       clock.t = 10;
       expect(await sim.poll(job.jobId, task(`[sim:fail=${kind}]`))).toEqual({
         status: 'failed',
-        message: SIM_FAILURE_MESSAGES[kind],
+        failure: SIM_FAILURES[kind],
       });
     },
   );

@@ -3,10 +3,10 @@
 // It keeps no state: a job id encodes its submit time and the directives are re-read from the task,
 // so a worker that restarts resumes the same job and never submits it again.
 import { randomBytes } from 'node:crypto';
-import { TASK_FAILURE } from '../../domain/tasks/states.js';
 import type { Clock } from '../../services/clock.js';
 import type {
   PollOutcome,
+  ProviderFailure,
   ProviderOutput,
   ProviderTask,
   SubmitOutcome,
@@ -28,12 +28,13 @@ const NEVER_MS = 3_600_000;
 const RENDER_CACHE_ENTRIES = 64;
 const RENDER_CACHE_BYTES = 32 * 1024 * 1024;
 
-export const SIM_FAILURE_MESSAGES = {
-  reject: TASK_FAILURE.rejected,
-  billing: TASK_FAILURE.billing,
-  overload: TASK_FAILURE.overload,
-  params: 'Parameter validation failed: invalid aspect_ratio for this provider',
-} as const;
+/** What each `[sim:fail=…]` directive reports, as a real adapter would. */
+export const SIM_FAILURES: Record<'reject' | 'billing' | 'overload' | 'params', ProviderFailure> = {
+  reject: { kind: 'rejected' },
+  billing: { kind: 'billing' },
+  overload: { kind: 'overload' },
+  params: { kind: 'params', message: 'Parameter validation failed: invalid aspect_ratio for this provider' },
+};
 
 export function simulatorJobId(submittedAt: number): string {
   return `sim_${submittedAt.toString(36)}_${randomBytes(6).toString('hex')}`;
@@ -94,13 +95,14 @@ export class SimulatorProvider implements TaskProvider {
 
   async poll(jobId: string, task: ProviderTask): Promise<PollOutcome> {
     const submittedAt = submittedAtOf(jobId);
-    if (submittedAt === undefined) return { status: 'failed', message: `Unknown simulator job ${jobId}` };
+    if (submittedAt === undefined)
+      return { status: 'failed', failure: { kind: 'upstream', detail: `unknown simulator job ${jobId}` } };
     const directives = this.directives(task);
     if (directives.fail === 'timeout') return { status: 'running', retryAfterMs: NEVER_MS };
     const readyAt = submittedAt + (directives.delayMs ?? this.defaultLatencyMs);
     const now = this.clock.now();
     if (now < readyAt) return { status: 'running', retryAfterMs: readyAt - now };
-    if (directives.fail) return { status: 'failed', message: SIM_FAILURE_MESSAGES[directives.fail] };
+    if (directives.fail) return { status: 'failed', failure: SIM_FAILURES[directives.fail] };
     return { status: 'succeeded', ...this.result(task, directives) };
   }
 

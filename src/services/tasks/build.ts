@@ -6,13 +6,14 @@ import { ParamsValidator } from '../../domain/tasks/params.js';
 import { LocalObjectStore } from '../../objects/local-store.js';
 import type { ObjectStore } from '../../objects/object-store.js';
 import { createS3ObjectStore } from '../../objects/s3-store.js';
-import { loadProvidersConfig } from '../../providers/config.js';
+import { loadProvidersConfig, ProvidersFileError } from '../../providers/config.js';
 import { SimulatorProvider } from '../../providers/simulator/simulator.js';
 import { TaskProviderRegistry } from '../../providers/task-registry.js';
 import type { Storage } from '../../storage/storage.js';
 import type { CatalogService } from '../catalog.js';
 import type { Clock } from '../clock.js';
 import { IdempotencyService } from '../idempotency.js';
+import { ProviderHooks } from '../provider-hooks.js';
 import { TaskEvents } from './events.js';
 import { TasksService } from './tasks-service.js';
 
@@ -20,6 +21,8 @@ export interface TaskServices {
   tasks: TasksService;
   taskEvents: TaskEvents;
   taskProviders: TaskProviderRegistry;
+  /** Upstream callbacks: each task's callback URL, and POST /hooks/{provider}. */
+  providerHooks: ProviderHooks;
   idempotency: IdempotencyService;
   objects: ObjectStore;
 }
@@ -40,7 +43,17 @@ export async function buildTaskServices(
   const taskProviders = new TaskProviderRegistry(
     loadProvidersConfig(config.providersFile),
     new SimulatorProvider(clock, config.simLatencyMs),
+    clock,
   );
+  // A media model routed to a provider that cannot run its tasks stops the start, with every
+  // problem listed, instead of answering 502 to each request.
+  const kinds = new Map<string, 'video' | 'image' | 'text'>();
+  for (const modelId of taskProviders.config.routes.keys()) {
+    const model = await catalog.get(modelId);
+    if (model) kinds.set(modelId, model.kind);
+  }
+  const problems = taskProviders.problems((modelId) => kinds.get(modelId));
+  if (problems.length > 0) throw new ProvidersFileError(problems);
   const tasks = new TasksService({
     storage,
     clock,
@@ -54,6 +67,13 @@ export async function buildTaskServices(
     tasks,
     taskEvents,
     taskProviders,
+    providerHooks: new ProviderHooks({
+      storage,
+      clock,
+      providers: taskProviders,
+      events: taskEvents,
+      publicUrl: config.publicUrl,
+    }),
     idempotency: new IdempotencyService(storage, clock, config.idempotencyTtlMs),
     objects: await buildObjectStore(config),
   };

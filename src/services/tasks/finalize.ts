@@ -10,8 +10,13 @@ import type { TaskEvents } from './events.js';
 export type FinalOutcome =
   /** `cost` is what is captured: at most the hold (see actualCost). */
   /** `providerJobId`: the job id of a result the provider answered at submit, stored with it. */
-  | { status: 'completed'; result: Record<string, unknown>; cost: number; providerJobId?: string }
-  | { status: 'failed'; error: string };
+  (
+    | { status: 'completed'; result: Record<string, unknown>; cost: number; providerJobId?: string }
+    | { status: 'failed'; error: string }
+  ) & {
+    /** The route that ended the task, when it is not the one stored (a fallback at submit). */
+    provider?: string;
+  };
 
 /** Returns the final row, or undefined when this worker no longer owns the task. */
 export async function finalizeTask(
@@ -30,6 +35,7 @@ export async function finalizeTask(
       error: completed ? null : outcome.error,
       cost: completed ? outcome.cost : 0,
       providerJobId: completed ? outcome.providerJobId : undefined,
+      provider: outcome.provider,
       now,
     });
     if (!row) return undefined;

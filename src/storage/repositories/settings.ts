@@ -20,4 +20,14 @@ export class SettingsRepository {
       .onConflict((oc) => oc.column('key').doUpdateSet({ value, updated_at: now }))
       .execute();
   }
+
+  /** The stored value, or `value` stored now when there was none: every process ends with the same. */
+  async getOrCreate(key: string, value: string, now: number): Promise<string> {
+    await this.db
+      .insertInto('settings')
+      .values({ key, value, updated_at: now })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+    return (await this.get(key)) ?? value;
+  }
 }

@@ -94,11 +94,18 @@ describe.each(ENGINES)('tasks queue on %s', (engine) => {
     await claim('dead', t0);
     expect(await claim('w2', t0 + LEASE - 1)).toEqual([]);
     const [taken] = await claim('w2', t0 + LEASE);
-    expect(taken).toMatchObject({ id, lease_owner: 'w2', processing_started_at: t0 });
+    // The dead worker's time counts up to its last renewal (here: its claim), not the outage after.
+    expect(taken).toMatchObject({
+      id,
+      lease_owner: 'w2',
+      processing_started_at: t0 + LEASE,
+      processing_ms: 0,
+    });
     const now = t0 + LEASE + 1;
     expect(await app.ctx.storage.tasks.renewLease(id, 'dead', now + LEASE)).toBe(false);
     expect(
       await app.ctx.storage.tasks.recordSubmission(id, 'dead', {
+        provider: 'simulator',
         jobId: 'stale',
         providerState: null,
         nextPollAt: now,
@@ -131,6 +138,7 @@ describe.each(ENGINES)('tasks queue on %s', (engine) => {
     await claim('w1', t0);
     expect(
       await app.ctx.storage.tasks.recordSubmission(id, 'w1', {
+        provider: 'simulator',
         jobId: 'job-1',
         providerState: '{"polls":0}',
         nextPollAt: t0 + 500,
@@ -150,6 +158,7 @@ describe.each(ENGINES)('tasks queue on %s', (engine) => {
     // A job id is never replaced.
     expect(
       await app.ctx.storage.tasks.recordSubmission(id, 'w2', {
+        provider: 'simulator',
         jobId: 'job-2',
         providerState: null,
         nextPollAt: t0,
@@ -181,6 +190,54 @@ describe.each(ENGINES)('tasks queue on %s', (engine) => {
       processing_started_at: t0 + 1000,
       processing_ms: 120,
     });
+    await drain();
+  });
+
+  it('the provider timeout counts the scheduled wait for a poll, not the backlog after it', async () => {
+    await drain();
+    const id = await newTask();
+    const t0 = (await row(id)).run_at + 1;
+    await claim('w1', t0);
+    // Submitted at +100, next poll due at +600: the 500 ms of waiting is the provider's time.
+    expect(
+      await app.ctx.storage.tasks.recordSubmission(id, 'w1', {
+        provider: 'simulator',
+        jobId: 'job-1',
+        providerState: null,
+        nextPollAt: t0 + 600,
+        now: t0 + 100,
+      }),
+    ).toBe(true);
+    expect(await row(id)).toMatchObject({ processing_ms: 100, processing_started_at: t0 + 100 });
+    // Claimed 10 s late (a backlog, a restart): only the time up to run_at counts.
+    const [late] = await claim('w2', t0 + 10_600);
+    expect(late).toMatchObject({ processing_ms: 600, processing_started_at: t0 + 10_600 });
+    // Released again at +10 700 for a poll at +11 000, then a callback moves the poll to now.
+    expect(
+      await app.ctx.storage.tasks.release(id, 'w2', {
+        runAt: t0 + 11_000,
+        providerState: null,
+        now: t0 + 10_700,
+      }),
+    ).toBe(true);
+    expect(
+      await app.ctx.storage.tasks.pollNow({ provider: 'simulator', jobId: 'job-1' }, { now: t0 + 10_750 }),
+    ).toBe(true);
+    const [early] = await claim('w1', t0 + 10_750);
+    expect(early).toMatchObject({ processing_ms: 750, processing_started_at: t0 + 10_750 });
+    // A final task is never moved by a callback.
+    await finalizeTask(
+      app.ctx.storage,
+      app.ctx.taskEvents,
+      id,
+      'w1',
+      { status: 'failed', error: 'x' },
+      t0 + 10_800,
+    );
+    expect(await app.ctx.storage.tasks.pollNow({ taskId: id }, { now: t0 + 10_900, jobId: 'other' })).toBe(
+      false,
+    );
+    expect(await row(id)).toMatchObject({ provider_job_id: 'job-1', run_at: t0 + 10_750 });
     await drain();
   });
 

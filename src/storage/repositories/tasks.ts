@@ -49,26 +49,35 @@ const FOR_OWNER = prepared((db, p: { taskId: string; accountId: number }) =>
 );
 
 function claimQuery(engine: Engine) {
-  return prepared((_db, p: { workerId: string; now: number; leaseUntil: number; limit: number }) => {
-    const due = sql`(
+  return prepared(
+    (_db, p: { workerId: string; now: number; leaseUntil: number; leaseMs: number; limit: number }) => {
+      const due = sql`(
       (status = 'pending' and run_at <= ${p.now})
       or (status = 'processing' and run_at <= ${p.now} and (lease_owner is null or lease_expires_at <= ${p.now}))
     )`;
-    const set = sql`
+      // The provider timeout counts only the time the task was in a worker's hands or waiting for its
+      // scheduled poll. A released task counts up to its run_at, not the backlog after it; a task
+      // taken over from a dead worker counts up to that worker's last lease renewal, not the outage.
+      const max = engine === 'postgres' ? sql.raw('greatest') : sql.raw('max');
+      const countedUntil = sql`case when lease_owner is null then run_at else lease_expires_at - ${p.leaseMs} end`;
+      const set = sql`
       status = 'processing',
       lease_owner = ${p.workerId},
       lease_expires_at = ${p.leaseUntil},
-      processing_started_at = case when status = 'pending' then ${p.now} else processing_started_at end,
+      processing_ms = case when status = 'processing' and processing_started_at is not null
+        then processing_ms + ${max}(0, ${countedUntil} - processing_started_at)
+        else processing_ms end,
+      processing_started_at = ${p.now},
       updated_at = ${p.now}`;
-    return engine === 'postgres'
-      ? sql<TaskRow>`
+      return engine === 'postgres'
+        ? sql<TaskRow>`
           with due as (
             select id from tasks where ${due} order by run_at limit ${p.limit} for update skip locked
           )
           update tasks set ${set} from due where tasks.id = due.id returning tasks.*`
-      : // Each kind of due task is read in run_at order straight off the (status, run_at) index,
-        // at most `limit` of each; an OR of both would sort every pending task on each claim.
-        sql<TaskRow>`
+        : // Each kind of due task is read in run_at order straight off the (status, run_at) index,
+          // at most `limit` of each; an OR of both would sort every pending task on each claim.
+          sql<TaskRow>`
           update tasks set ${set}
           where id in (
             select id from (
@@ -84,7 +93,8 @@ function claimQuery(engine: Engine) {
                 order by run_at limit ${p.limit})
             ) order by run_at limit ${p.limit})
           returning *`;
-  });
+    },
+  );
 }
 const CLAIM = { sqlite: claimQuery('sqlite'), postgres: claimQuery('postgres') };
 
@@ -97,6 +107,7 @@ function submissionQuery(keepLease: boolean) {
         taskId: string;
         workerId: string;
         jobId: string;
+        provider: string;
         providerState: string | null;
         runAt: number;
         now: number;
@@ -105,11 +116,14 @@ function submissionQuery(keepLease: boolean) {
       db
         .updateTable('tasks')
         .set({
+          provider: p.provider,
           provider_job_id: p.jobId,
           provider_state: p.providerState,
           attempts: sql`attempts + 1`,
           run_at: p.runAt,
-          ...(keepLease ? {} : { lease_owner: null, lease_expires_at: null }),
+          ...(keepLease
+            ? {}
+            : { ...BANK_AND_KEEP_COUNTING(p.now), lease_owner: null, lease_expires_at: null }),
           updated_at: p.now,
         })
         .where('id', '=', p.taskId)
@@ -121,13 +135,37 @@ function submissionQuery(keepLease: boolean) {
 const RECORD_SUBMISSION = submissionQuery(false);
 const RECORD_SUBMISSION_KEEPING_LEASE = submissionQuery(true);
 
+/**
+ * A task handed back to wait for its next poll: the time so far is banked and the clock keeps
+ * running from now, because waiting for a scheduled poll is time the provider takes (the claim
+ * counts it only up to run_at).
+ */
+function BANK_AND_KEEP_COUNTING(now: number) {
+  return {
+    processing_ms: sql<number>`processing_ms + (${now} - coalesce(processing_started_at, ${now}))`,
+    processing_started_at: now,
+  };
+}
+
 const RELEASE = prepared(
-  (db, p: { taskId: string; workerId: string; runAt: number; providerState: string | null; now: number }) =>
+  (
+    db,
+    p: {
+      taskId: string;
+      workerId: string;
+      runAt: number;
+      providerState: string | null;
+      provider: string | null;
+      now: number;
+    },
+  ) =>
     db
       .updateTable('tasks')
       .set({
         run_at: p.runAt,
         provider_state: p.providerState,
+        provider: sql`coalesce(${p.provider}, provider)`,
+        ...BANK_AND_KEEP_COUNTING(p.now),
         lease_owner: null,
         lease_expires_at: null,
         updated_at: p.now,
@@ -148,6 +186,7 @@ const FINISH = prepared(
       error: string | null;
       cost: number;
       providerJobId: string | null;
+      provider: string | null;
       now: number;
     },
   ) =>
@@ -155,6 +194,7 @@ const FINISH = prepared(
       .updateTable('tasks')
       .set({
         status: p.status,
+        provider: sql`coalesce(${p.provider}, provider)`,
         result: p.result,
         error: p.error,
         cost: p.cost,
@@ -203,7 +243,13 @@ export class TasksRepository {
    * a transaction.
    */
   async claimDue(workerId: string, now: number, leaseMs: number, limit: number): Promise<TaskRow[]> {
-    const { rows } = await CLAIM[this.engine](this.db, { workerId, now, leaseUntil: now + leaseMs, limit });
+    const { rows } = await CLAIM[this.engine](this.db, {
+      workerId,
+      now,
+      leaseUntil: now + leaseMs,
+      leaseMs,
+      limit,
+    });
     return rows;
   }
 
@@ -228,6 +274,8 @@ export class TasksRepository {
     workerId: string,
     change: {
       jobId: string;
+      /** The provider (route) that accepted the job: polls go to it from now on. */
+      provider: string;
       providerState: string | null;
       nextPollAt: number;
       now: number;
@@ -239,6 +287,7 @@ export class TasksRepository {
       taskId,
       workerId,
       jobId: change.jobId,
+      provider: change.provider,
       providerState: change.providerState,
       runAt: change.nextPollAt,
       now: change.now,
@@ -246,13 +295,16 @@ export class TasksRepository {
     return Number(result.numAffectedRows) === 1;
   }
 
-  /** Hands a processing task back to the queue until `runAt` (its next poll). */
+  /**
+   * Hands a processing task back to the queue until `runAt` (its next poll). `provider` records the
+   * route an uncertain submit went to, so its reconciliation and callbacks find the task.
+   */
   async release(
     taskId: string,
     workerId: string,
-    change: { runAt: number; providerState: string | null; now: number },
+    change: { runAt: number; providerState: string | null; now: number; provider?: string },
   ): Promise<boolean> {
-    const result = await RELEASE(this.db, { taskId, workerId, ...change });
+    const result = await RELEASE(this.db, { taskId, workerId, ...change, provider: change.provider ?? null });
     return Number(result.numAffectedRows) === 1;
   }
 
@@ -260,7 +312,11 @@ export class TasksRepository {
    * "Concurrency limit exceeded": back to pending with error null, to run again at `runAt`. The
    * processing time so far is banked, so the time in the queue does not count toward the timeout.
    */
-  async requeue(taskId: string, workerId: string, change: { runAt: number; now: number }): Promise<boolean> {
+  async requeue(
+    taskId: string,
+    workerId: string,
+    change: { runAt: number; now: number; providerState?: string | null },
+  ): Promise<boolean> {
     const result = await this.db
       .updateTable('tasks')
       .set({
@@ -269,7 +325,7 @@ export class TasksRepository {
         requeues: sql`requeues + 1`,
         error: null,
         provider_job_id: null,
-        provider_state: null,
+        provider_state: change.providerState ?? null,
         processing_ms: sql`processing_ms + (${change.now} - coalesce(processing_started_at, ${change.now}))`,
         processing_started_at: null,
         lease_owner: null,
@@ -297,6 +353,8 @@ export class TasksRepository {
       cost: number;
       /** Set when the result came with the submit: the job id is stored with the final state. */
       providerJobId?: string;
+      /** The route that produced the result, when it came with the submit. */
+      provider?: string;
       now: number;
     },
   ): Promise<TaskRow | undefined> {
@@ -305,8 +363,37 @@ export class TasksRepository {
       workerId,
       ...change,
       providerJobId: change.providerJobId ?? null,
+      provider: change.provider ?? null,
     });
     return rows[0];
+  }
+
+  /**
+   * An upstream callback says a job moved: poll it now. Only a task waiting for its next poll is
+   * moved (a worker holding it is already on it), and a final task never changes. `jobId` fills in
+   * the job of a task whose submit was uncertain (its job id still unknown). True when it moved.
+   */
+  async pollNow(
+    match: { taskId: string } | { provider: string; jobId: string },
+    change: { now: number; jobId?: string },
+  ): Promise<boolean> {
+    let query = this.db
+      .updateTable('tasks')
+      .set({
+        run_at: change.now,
+        ...(change.jobId === undefined
+          ? {}
+          : { provider_job_id: sql`coalesce(provider_job_id, ${change.jobId})` }),
+        updated_at: change.now,
+      })
+      .where('status', '=', 'processing')
+      .where('lease_owner', 'is', null);
+    query =
+      'taskId' in match
+        ? query.where('id', '=', match.taskId)
+        : query.where('provider', '=', match.provider).where('provider_job_id', '=', match.jobId);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   /** Task counts per status (operators, metrics, tests). */
