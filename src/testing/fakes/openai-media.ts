@@ -74,8 +74,8 @@ export class FakeOpenAiMedia {
   expiredDownloads = 0;
   /** Project webhook: when a video first turns terminal, deliver the event `times` times, signed. */
   webhook: { url: string; secret: string; times: number } | undefined;
-  /** Deliveries made by `webhook`: their HTTP statuses. */
-  readonly deliveries: number[] = [];
+  /** Deliveries made by `webhook`: the video and the HTTP status of each. */
+  readonly deliveries: Array<{ videoId: string; status: number }> = [];
 
   get baseUrl(): string {
     return `${this.server.origin}/v1`;
@@ -302,7 +302,10 @@ export class FakeOpenAiMedia {
       if (hook) {
         const type = step === 'completed' ? 'video.completed' : 'video.failed';
         for (let i = 0; i < hook.times; i++)
-          this.deliveries.push(await this.sendWebhook(hook.url, hook.secret, id, type).catch(() => 0));
+          this.deliveries.push({
+            videoId: id,
+            status: await this.sendWebhook(hook.url, hook.secret, id, type).catch(() => 0),
+          });
       }
     }
     return { status: 200, json: this.videoObject(video) };
