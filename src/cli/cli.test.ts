@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../domain/keys/api-key.js';
+import { FAL_TEST_KEY, FalFake } from '../testing/fakes/fal.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const dirs: string[] = [];
@@ -28,11 +29,16 @@ interface Run {
 
 /** Runs the CLI with only the settings a test names: nothing leaks in from the caller's environment. */
 function gengate(dir: string, ...args: string[]): Promise<Run> {
+  return gengateWith({}, dir, ...args);
+}
+
+function gengateWith(extraEnv: Record<string, string>, dir: string, ...args: string[]): Promise<Run> {
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? dir,
     DATA_DIR: dir,
     NODE_ENV: 'test',
+    ...extraEnv,
   };
   return new Promise((resolvePromise) => {
     execFile(
@@ -53,10 +59,94 @@ function database(dir: string) {
 
 // Each command is a process paying the whole start-up; on a loaded machine that takes seconds.
 describe.concurrent('gengate CLI', { timeout: 240_000 }, () => {
+  it('providers check calls each provider once and prints reachable, auth ok and latency', async () => {
+    const fal = await new FalFake().start();
+    try {
+      const dir = dataDir();
+      const file = join(dir, 'providers.yaml');
+      writeFileSync(
+        file,
+        [
+          'providers:',
+          `  fal_ok: {type: fal, base_url: "${fal.origin}", api_key: "env:FAL_KEY"}`,
+          `  fal_wrong_key: {type: fal, base_url: "${fal.origin}", api_key: "not-the-key"}`,
+          '  fal_down: {type: fal, base_url: "http://127.0.0.1:1", api_key: "k"}',
+          '  claude: {type: anthropic, base_url: "http://127.0.0.1:1", api_key: "k"}',
+          'routes:',
+          '  kling-2-1: {provider: fal_ok, model: fal-ai/kling-video/v2.1/standard/text-to-video}',
+        ].join('\n'),
+      );
+      const run = await gengateWith(
+        { PROVIDERS_FILE: file, FAL_KEY: FAL_TEST_KEY },
+        dir,
+        'providers',
+        'check',
+      );
+      expect(run.code).toBe(1);
+      const lines = run.stdout.trim().split('\n');
+      expect(lines[0]).toMatch(/^provider\s+type\s+reachable\s+auth ok\s+latency\s+detail$/);
+      const row = (name: string) => lines.find((line) => line.startsWith(`${name} `)) ?? '';
+      expect(row('fal_ok')).toMatch(/^fal_ok\s+fal\s+yes\s+yes\s+\d+ ms$/);
+      expect(row('fal_wrong_key')).toMatch(/^fal_wrong_key\s+fal\s+yes\s+NO\s+\d+ ms\s+HTTP 401/);
+      expect(row('fal_down')).toMatch(/^fal_down\s+fal\s+NO\s+/);
+      expect(row('claude')).toMatch(/^claude\s+anthropic\s+-\s+-\s+-\s+no check for this type$/);
+      // Only status reads, never a generation.
+      expect(fal.server.requests.every((r) => r.method === 'GET')).toBe(true);
+    } finally {
+      await fal.close();
+    }
+  });
+
+  it('a PROVIDERS_FILE that routes a media model to a type without a task adapter stops the start, listing every problem', async () => {
+    const dir = dataDir();
+    const file = join(dir, 'providers.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: {
+          claude: { type: 'anthropic', base_url: 'http://127.0.0.1:1', api_key: 'k' },
+          kling: { type: 'kling', base_url: 'http://127.0.0.1:1' },
+          odd: { type: 'midjourney', base_url: 'http://127.0.0.1:1' },
+        },
+        routes: {
+          'kling-2-1': [{ provider: 'kling', model: 'kling-v2-1' }, { provider: 'claude' }],
+          'flux-1-1-pro': { provider: 'nowhere' },
+          'claude-sonnet-4': { provider: 'claude', model: 'claude-sonnet-4-20250514' },
+        },
+      }),
+    );
+    const run = await gengateWith({ PROVIDERS_FILE: file }, dir, 'providers', 'check');
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('providers.odd.type must be one of');
+    expect(run.stderr).toContain('routes.flux-1-1-pro.provider must name a configured provider');
+    // With the shape fixed, the adapter problems are listed together.
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: {
+          claude: { type: 'anthropic', base_url: 'http://127.0.0.1:1', api_key: 'k' },
+          kling: { type: 'kling', base_url: 'http://127.0.0.1:1' },
+        },
+        routes: {
+          'kling-2-1': [{ provider: 'kling', model: 'kling-v2-1' }, { provider: 'claude' }],
+          'claude-sonnet-4': { provider: 'claude', model: 'claude-sonnet-4-20250514' },
+        },
+      }),
+    );
+    const fixed = await gengateWith({ PROVIDERS_FILE: file }, dir, 'serve');
+    expect(fixed.code).not.toBe(0);
+    expect(fixed.stderr).toContain('providers.kling.access_key is required');
+    expect(fixed.stderr).toContain('providers.kling.secret_key is required');
+    expect(fixed.stderr).toContain(
+      'routes.kling-2-1[1]: kling-2-1 is a video model and provider "claude" is of type anthropic',
+    );
+    expect(fixed.stderr).not.toContain('claude-sonnet-4');
+  });
+
   it('migrate creates the schema once, then has nothing to do', async () => {
     const dir = dataDir();
     const first = await gengate(dir, 'migrate');
-    expect(first).toMatchObject({ code: 0, stdout: 'applied: 001_foundation\n' });
+    expect(first).toMatchObject({ code: 0, stdout: 'applied: 001_foundation, 002_provider_jobs\n' });
     const second = await gengate(dir, 'migrate');
     expect(second).toMatchObject({ code: 0, stdout: 'database is up to date\n' });
     const db = database(dir);

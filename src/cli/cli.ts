@@ -8,6 +8,7 @@ import { AppError } from '../domain/errors.js';
 import { presentDelivery } from '../http/presenters/webhooks.js';
 import { readCatalogFile } from '../services/catalog.js';
 import { demoBanner, seedDemoAccount } from '../services/demo.js';
+import { allHealthy, checkProviders, formatCheckTable } from '../services/providers-check.js';
 import { openDatabase } from '../storage/db.js';
 import { checkLedger } from '../storage/ledger-check.js';
 import { migrateToLatest } from '../storage/migrations.js';
@@ -26,6 +27,7 @@ const USAGE = `usage: gengate <command>
   maintenance on|off
   models import FILE
   ledger check
+  providers check                        one cheap authenticated call per provider: reachable, auth ok, latency
   webhooks redeliver ID                  send a webhook delivery again with fresh attempts`;
 
 const cliActor = { actor: 'cli' };
@@ -158,6 +160,15 @@ async function operatorCommand(
       if (!rest[0]) throw new AppError('missing_parameter', 'webhooks redeliver needs a delivery ID');
       print(presentDelivery(await ctx.webhooks.redeliver(rest[0], cliActor)));
       return 0;
+    }
+    case 'providers check': {
+      const rows = await checkProviders(ctx.taskProviders);
+      if (rows.length === 0) {
+        console.log('no providers configured: every model routes to the simulator');
+        return 0;
+      }
+      console.log(formatCheckTable(rows));
+      return allHealthy(rows) ? 0 : 1;
     }
     case 'ledger check': {
       const violations = await checkLedger(ctx.storage.db);
