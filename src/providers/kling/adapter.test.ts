@@ -91,7 +91,7 @@ describe('submit: request shape and auth', () => {
       external_task_id: t.id,
     });
     const job = fake.jobByExternalId(t.id)!;
-    expect(outcome).toEqual({ status: 'submitted', jobId: `text2video:${job.taskId}`, retryAfterMs: 5000 });
+    expect(outcome).toEqual({ status: 'submitted', jobId: `text2video:${job.taskId}` });
   });
 
   it('sends image2video with the start image, no aspect_ratio, and the pro mode option', async () => {

@@ -41,8 +41,6 @@ export interface KlingSettings {
 
 /** Kling deletes generated files after 30 days. */
 const RESULT_RETENTION_MS = 30 * 24 * 3600 * 1000;
-/** A first poll after a submit: Kling's videos take tens of seconds to minutes. */
-const FIRST_POLL_MS = 5_000;
 /** How many of the latest tasks the reconcile fallback scans for our external_task_id. */
 const RECONCILE_PAGE_SIZE = 500;
 
@@ -122,7 +120,7 @@ export class KlingProvider implements TaskProvider {
     const taskId = taskData(response)?.task_id;
     if (typeof taskId !== 'string' || !taskId)
       return { status: 'uncertain', detail: describeAnswer(response) };
-    return { status: 'submitted', jobId: klingJobId(endpoint, taskId), retryAfterMs: FIRST_POLL_MS };
+    return { status: 'submitted', jobId: klingJobId(endpoint, taskId) };
   }
 
   async poll(jobId: string, _task?: ProviderTask): Promise<PollOutcome> {

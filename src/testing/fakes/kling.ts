@@ -23,6 +23,8 @@ export interface KlingJobScript {
 export type KlingSubmitScript =
   | { error: { status: number; code: number; message?: string; retryAfter?: string } }
   | 'drop'
+  /** The connection dropped before any job was created (the request never got through). */
+  | 'drop-before'
   /** Answers this verbatim (no job created): e.g. a 2xx body we cannot parse. */
   | { reply: FakeReply };
 
@@ -278,6 +280,7 @@ export class KlingFake {
     }
     const script = this.submitScripts.shift();
     if (script && typeof script === 'object' && 'reply' in script) return script.reply;
+    if (script === 'drop-before') return 'drop';
     if (script && script !== 'drop') {
       const { status, code, message, retryAfter } = script.error;
       const reply = kling(status, code, message ?? `scripted error ${code}`) as Exclude<FakeReply, string>;
