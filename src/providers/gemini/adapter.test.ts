@@ -306,6 +306,8 @@ describe('gemini adapter: Veo', () => {
       failure: { kind: 'upstream' },
     });
     expect(await adapter.poll('not-an-operation', task)).toMatchObject({ status: 'failed' });
+    expect(await adapter.poll('models/../operations/x', task)).toMatchObject({ status: 'failed' });
+    expect(fake.server.calls(/\.\./)).toHaveLength(0);
   });
 
   it('an expired video URI (403) throws an expired DownloadError; the next poll hands out a fresh one', async () => {

@@ -45,7 +45,12 @@ const IMAGE_JOB_PREFIX = 'sync:';
 const POLL_RETRY_MS = 15_000;
 /** An image generation answers in 5-30 s; a Veo submit at once. */
 const IMAGE_TIMEOUT_MS = 180_000;
-const OPERATION_NAME = /^models\/[^/]+\/operations\/[^/?#]+$/;
+/** `models/{model}/operations/{id}` as documented; a bare `operations/{id}` is accepted too. */
+const OPERATION_NAME = /^(?:models\/[\w.-]+\/)?operations\/[\w.-]+$/;
+
+function isOperationName(name: string): boolean {
+  return OPERATION_NAME.test(name) && !name.split('/').some((segment) => segment === '.' || segment === '..');
+}
 
 export class GeminiProvider implements TaskProvider {
   readonly type = 'gemini';
@@ -96,7 +101,7 @@ export class GeminiProvider implements TaskProvider {
     }
     if (response.status < 200 || response.status >= 300) return mapErrorAnswer(response);
     const name = response.json?.name;
-    if (typeof name !== 'string' || !OPERATION_NAME.test(name))
+    if (typeof name !== 'string' || !isOperationName(name))
       return {
         status: 'uncertain',
         detail: `predictLongRunning answered without an operation name: ${response.text.slice(0, 500)}`,
@@ -137,7 +142,7 @@ export class GeminiProvider implements TaskProvider {
   }
 
   async poll(jobId: string, task: ProviderTask): Promise<PollOutcome> {
-    if (!OPERATION_NAME.test(jobId))
+    if (!isOperationName(jobId))
       return { status: 'failed', failure: { kind: 'upstream', detail: `not a Gemini operation: ${jobId}` } };
     const response = await callUpstream({ method: 'GET', url: `${this.root}/${jobId}`, headers: this.auth });
     if (response.status === 429 || response.status >= 500)
