@@ -8,6 +8,7 @@ import { expect } from 'vitest';
 import type { Config } from '../config.js';
 import type { Engine } from '../storage/db.js';
 import { checkLedger } from '../storage/ledger-check.js';
+import { startWebhookSender } from '../workers/webhook-sender.js';
 import type { TestKey } from './app.js';
 import { balanceOf, createTaskTestApp, freePort, type TaskTestApp, waitForFinal } from './tasks.js';
 import { type Receiver, startReceiver } from './webhook-receiver.js';
@@ -62,6 +63,8 @@ export async function startProviderE2E(options: {
   await app.http.listen({ host: '127.0.0.1', port });
   const key = await app.newKey({ balanceRub: options.balanceRub ?? 1000 });
   const receiver = await startReceiver();
+  // The client's webhooks are sent as in production: by the sender worker, from the outbox.
+  const sender = startWebhookSender(app.ctx, () => {});
   return {
     app,
     key,
@@ -94,6 +97,7 @@ export async function startProviderE2E(options: {
       expect(await checkLedger(app.ctx.storage.db)).toEqual([]);
     },
     async dispose() {
+      await sender.stop();
       await receiver.close();
       await app.dispose();
     },
