@@ -114,6 +114,13 @@ describe('submit: request shape and auth', () => {
     expect(fake.queries().at(-1)!.path).toBe(`/v1/videos/image2video/${job.taskId}`);
   });
 
+  it('a route that names no Kling model sends Kling’s name for our catalog id', async () => {
+    await provider().submit(task({}, 'kling-2-1'));
+    expect(fake.creates().at(-1)!.json.model_name).toBe('kling-v2-1-master');
+    await provider().submit(task({ start_image_url: 'https://example.com/s.png' }, 'kling-2-1'));
+    expect(fake.creates().at(-1)!.json.model_name).toBe('kling-v2-1');
+  });
+
   it('refuses what Kling cannot express, without a network call', async () => {
     const before = fake.creates().length;
     const p = provider();

@@ -19,6 +19,22 @@ const KNOWN = new Set([
   'end_image_url',
 ]);
 
+/**
+ * Kling's model names for our catalog ids, for a route that names no upstream model (its `model` is
+ * then our own id). Kling lists kling-v2-1 (standard) for image-to-video only; its text-to-video
+ * counterpart is kling-v2-1-master.
+ */
+const DEFAULT_MODELS: Record<string, Record<KlingEndpoint, string>> = {
+  'kling-2-1': { text2video: 'kling-v2-1-master', image2video: 'kling-v2-1' },
+  'kling-1-6': { text2video: 'kling-v1-6', image2video: 'kling-v1-6' },
+};
+
+/** The model_name sent to Kling: the route's upstream model, or our default for the catalog id. */
+export function klingModelName(upstreamModel: string, endpoint: KlingEndpoint): string {
+  const base = upstreamModel.split(':')[0];
+  return DEFAULT_MODELS[base]?.[endpoint] ?? upstreamModel;
+}
+
 export interface KlingCreate {
   endpoint: KlingEndpoint;
   body: Record<string, unknown>;
@@ -57,7 +73,7 @@ export function buildCreateRequest(params: Record<string, unknown>, context: Req
   if (typeof duration !== 'number' || !DURATIONS.includes(duration))
     return { ok: false, message: 'duration must be 5 or 10' };
   const endpoint = endpointFor(params);
-  const body: Record<string, unknown> = { model_name: context.upstreamModel };
+  const body: Record<string, unknown> = { model_name: klingModelName(context.upstreamModel, endpoint) };
   if (endpoint === 'image2video') {
     if (typeof params.start_image_url !== 'string')
       return { ok: false, message: 'end_image_url requires start_image_url' };

@@ -1,0 +1,79 @@
+// PROVIDERS_FILE parsing: route lists, `env:` secrets in any field, and every problem listed at once.
+import { describe, expect, it } from 'vitest';
+import { ProvidersFileError, parseProvidersConfig } from './config.js';
+
+function problemsOf(text: string, env: Record<string, string> = {}): string[] {
+  try {
+    parseProvidersConfig(text, env);
+  } catch (error) {
+    if (error instanceof ProvidersFileError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('parseProvidersConfig', () => {
+  it('reads YAML with route lists, single routes and env: secrets in any field', () => {
+    const config = parseProvidersConfig(
+      [
+        'providers:',
+        '  kling: {type: kling, base_url: "https://api-singapore.klingai.com/", access_key: "env:AK", secret_key: "env:SK"}',
+        '  fal: {type: fal, base_url: "https://queue.fal.run", api_key: "env:FAL_KEY"}',
+        'routes:',
+        '  kling-2-1:',
+        '    - {provider: kling, model: kling-v2-1}',
+        '    - {provider: fal, model: fal-ai/kling-video/v2.1/standard/text-to-video}',
+        '  flux-1-1-pro: {provider: fal}',
+      ].join('\n'),
+      { AK: 'ak-1', SK: 'sk-1', FAL_KEY: 'fal-1' },
+    );
+    expect(config.providers.get('kling')).toEqual({
+      name: 'kling',
+      type: 'kling',
+      baseUrl: 'https://api-singapore.klingai.com',
+      apiKey: undefined,
+      options: { access_key: 'ak-1', secret_key: 'sk-1' },
+    });
+    expect(config.providers.get('fal')?.apiKey).toBe('fal-1');
+    expect(config.routes.get('kling-2-1')).toEqual([
+      { provider: 'kling', model: 'kling-v2-1' },
+      { provider: 'fal', model: 'fal-ai/kling-video/v2.1/standard/text-to-video' },
+    ]);
+    // A route without a model sends the public id upstream.
+    expect(config.routes.get('flux-1-1-pro')).toEqual([{ provider: 'fal', model: 'flux-1-1-pro' }]);
+  });
+
+  it('lists every problem of the file together', () => {
+    expect(
+      problemsOf(
+        JSON.stringify({
+          providers: {
+            a: { type: 'midjourney' },
+            b: { type: 'fal' },
+            c: { type: 'kling', base_url: 'https://k', secret_key: 'env:MISSING' },
+            d: 'not an object',
+          },
+          routes: {
+            'kling-2-1': [{ provider: 'c' }, { provider: 'nowhere' }, 'x'],
+            'sora-2': [],
+          },
+          extra: true,
+        }),
+      ),
+    ).toEqual([
+      'unknown top-level field "extra"',
+      'providers.a.type must be one of openai, anthropic, fal, replicate, gemini, ark, kling, simulator',
+      'providers.b.base_url is required: an http(s) URL',
+      'providers.c.secret_key: environment variable MISSING is not set',
+      'providers.d must be an object',
+      'routes.kling-2-1[1].provider must name a configured provider',
+      'routes.kling-2-1[2] must be an object {provider, model}',
+      'routes.sora-2 must list at least one route',
+    ]);
+  });
+
+  it('refuses a file that is not JSON or YAML, or not an object', () => {
+    expect(problemsOf('{ not json')[0]).toMatch(/^the file is not valid JSON or YAML/);
+    expect(problemsOf('- a\n- b')).toEqual(['the file must be an object with providers and routes']);
+  });
+});
