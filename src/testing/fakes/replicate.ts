@@ -320,7 +320,11 @@ export class FakeReplicate {
   private cancel(id: string): FakeReply {
     const job = this.jobs.get(id);
     if (!job) return problem(404, 'Not found', 'The requested resource could not be found.');
-    if (!TERMINAL.has(this.statusOf(job))) job.canceledAt = Date.now();
+    if (!TERMINAL.has(this.statusOf(job))) {
+      job.canceledAt = Date.now();
+      // A canceled prediction is completed too: its webhook goes out now.
+      if (!job.filter || job.filter.includes('completed')) void this.deliver(job);
+    }
     return { status: 200, json: this.view(job, true) };
   }
 
@@ -350,14 +354,17 @@ export class FakeReplicate {
     if (endsIn === undefined) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      void this.deliver(job);
+      if (!job.webhookSent && job.canceledAt === undefined) void this.deliver(job);
     }, endsIn + 5);
     this.timers.add(timer);
   }
 
-  /** Posts the `completed` webhook now (the given number of times), as Replicate would. */
+  /**
+   * Posts the `completed` webhook now (the given number of times), signed when the fake has a
+   * secret, as Replicate would; a test calls it again to deliver a duplicate.
+   */
   async deliver(job: FakeJob, times = job.script.webhookDeliveries ?? 1): Promise<void> {
-    if (!job.webhook || job.webhookSent) return;
+    if (!job.webhook) return;
     job.webhookSent = true;
     const body = JSON.stringify(this.view(job, true, true));
     for (let i = 0; i < times; i++) {
