@@ -11,8 +11,6 @@ import {
   startKlingFake,
 } from '../../testing/fakes/kling.js';
 import { type ProviderE2E, startProviderE2E } from '../../testing/provider-e2e.js';
-import type { RunningWorker } from '../../workers/index.js';
-import { startWebhookSender } from '../../workers/webhook-sender.js';
 
 const AK = 'kling-e2e-ak';
 const SK = 'kling-e2e-sk';
@@ -71,18 +69,14 @@ function claims(authorization: string | undefined) {
 describe('kling end to end', () => {
   let kling: KlingFake;
   let e2e: ProviderE2E;
-  // startProviderE2E runs the task runner but not the client-webhook sender: started here.
-  let sender: RunningWorker | undefined;
 
   beforeAll(async () => {
     kling = await startKlingFake(AK, SK);
     e2e = await startProviderE2E({
       providers: providersFile({ kling }, { 'kling-2-1': { provider: 'kling', model: MODEL } }),
     });
-    sender = startWebhookSender(e2e.app.ctx, (message, error) => console.error(message, error));
   });
   afterAll(async () => {
-    await sender?.stop();
     await e2e?.dispose();
     await kling?.close();
   });
