@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeArk } from '../../testing/fakes/ark.js';
 import { FAKE_MP4, FakeServer } from '../../testing/fakes/fake-server.js';
 import { NotSentError } from '../http/upstream-http.js';
-import type { ProviderOutput, ProviderTask } from '../task-provider.js';
+import type { ProviderOutput, ProviderTask, TaskProvider } from '../task-provider.js';
 import { ArkProvider } from './adapter.js';
 import { arkAdapterType } from './index.js';
 import { SEEDREAM_SIZES } from './request.js';
@@ -333,18 +333,8 @@ describe('ark adapter: Seedance video', () => {
     await expect(ark.cancel(running.jobId)).rejects.toThrow(/refused to cancel/);
   });
 
-  it('reconcile: not_found when Ark has no task of the model at all, else unknown (no client reference)', async () => {
-    const task = videoTask();
-    expect(await ark.reconcile(task)).toEqual({ status: 'not_found' });
-    const list = fake.server.calls(/\/contents\/generations\/tasks$/, 'GET')[0];
-    expect(list.query.get('filter.model')).toBe('seedance-2-0-260128');
-    expect(list.query.get('page_size')).toBe('1');
-    fake.submitScripts.push('drop');
-    await ark.submit(task);
-    expect(await ark.reconcile(task)).toEqual({ status: 'unknown' });
-    fake.listFailure = { status: 500, code: 'InternalServiceError' };
-    fake.jobs.clear();
-    expect(await ark.reconcile(task)).toEqual({ status: 'unknown' });
+  it('has no reconcile: Ark lists tasks without any client reference or request content', () => {
+    expect((ark as TaskProvider).reconcile).toBeUndefined();
   });
 
   it('receiveHook names the job of an Ark callback body and our task from the query', async () => {
@@ -434,8 +424,7 @@ describe('ark adapter: Seedream images', () => {
     expect(await ark.submit(imageTask())).toMatchObject({ status: 'uncertain' });
   });
 
-  it('an image has no job: reconcile finds nothing, poll fails, cancel is a no-op', async () => {
-    expect(await ark.reconcile(imageTask())).toEqual({ status: 'not_found' });
+  it('an image has no job: poll fails, cancel is a no-op', async () => {
     expect(await ark.poll('ark-image:req-1', imageTask())).toMatchObject({ status: 'failed' });
     await ark.cancel('ark-image:req-1');
     expect(fake.server.requests).toHaveLength(0);

@@ -1,14 +1,15 @@
 // BytePlus ModelArk / Volcengine Ark (one API, two base URLs ending in /api/v3): Seedance video as
-// asynchronous content-generation tasks, Seedream images as one synchronous call. Ark has no client
-// reference field and does not sign its callbacks: an uncertain submit is found through the callback
-// (our callback URL carries our task id), and a callback is only a hint to poll now.
+// asynchronous content-generation tasks, Seedream images as one synchronous call. Ark does not sign
+// its callbacks: a callback is only a hint to poll now. There is no reconcile: Ark's task list has no
+// client reference and no request content, so it can never say which task is ours. An uncertain
+// submit is found through Ark's callback instead (our callback URL carries our task id), or fails
+// with a refund at the deadline.
 import type { Clock } from '../../services/clock.js';
 import type { ProviderSettings } from '../config.js';
 import {
   callUpstream,
   describeAnswer,
   header,
-  NotSentError,
   retryAfterMs,
   UncertainError,
   type UpstreamResponse,
@@ -20,7 +21,6 @@ import type {
   ProviderCheck,
   ProviderOutput,
   ProviderTask,
-  ReconcileOutcome,
   SubmitContext,
   SubmitOutcome,
   TaskProvider,
@@ -189,30 +189,6 @@ export class ArkProvider implements TaskProvider {
     const response = await callUpstream({ method: 'DELETE', url: this.taskUrl(jobId), headers: this.auth });
     if ((response.status >= 200 && response.status < 300) || response.status === 404) return;
     throw new Error(`Ark refused to cancel ${jobId}: ${describeAnswer(response)}`);
-  }
-
-  /**
-   * Ark's task list has no client reference, so a listing cannot tell which task is ours. It can only
-   * prove there is none: no task of this model at all in the 7 days Ark keeps. Otherwise the task is
-   * found when Ark calls our callback URL (which names our task) with its job id.
-   */
-  async reconcile(task: ProviderTask): Promise<ReconcileOutcome> {
-    if (task.kind === 'image') return { status: 'not_found' };
-    const query = new URLSearchParams({ page_num: '1', page_size: '1', 'filter.model': task.upstreamModel });
-    let response: UpstreamResponse;
-    try {
-      response = await callUpstream({
-        method: 'GET',
-        url: `${this.url('/contents/generations/tasks')}?${query}`,
-        headers: this.auth,
-      });
-    } catch (error) {
-      if (error instanceof NotSentError || error instanceof UncertainError) return { status: 'unknown' };
-      throw error;
-    }
-    const total = (response.json as { total?: unknown } | undefined)?.total;
-    if (response.status === 200 && total === 0) return { status: 'not_found' };
-    return { status: 'unknown' };
   }
 
   /** Ark's callback body is the task as GET returns it; unsigned, so it only names the job to poll. */
