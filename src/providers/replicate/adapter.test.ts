@@ -453,6 +453,44 @@ describe('errors at submit', () => {
     }
   });
 
+  it('names a 422 input field with the param the task carries (image is start_image_url or image_url)', async () => {
+    const invalidImage = () =>
+      fake.createErrors.push({
+        status: 422,
+        json: {
+          title: 'Input validation failed',
+          detail: '- input.image: Does not match format uri\n',
+          status: 422,
+          invalid_fields: [
+            { type: 'format', field: 'input.image', description: 'Does not match format uri' },
+          ],
+        },
+      });
+    invalidImage();
+    const image = await provider.submit(
+      task({
+        upstreamModel: 'someone/image-model',
+        kind: 'image',
+        params: { prompt: 'p', image_url: 'https://e.com/a.png' },
+      }),
+    );
+    expect(image).toMatchObject({
+      status: 'failed',
+      failure: { kind: 'params', message: 'invalid image_url' },
+    });
+    invalidImage();
+    const video = await provider.submit(
+      task({
+        upstreamModel: 'someone/video-model',
+        params: { prompt: 'p', start_image_url: 'https://e.com/a.png' },
+      }),
+    );
+    expect(video).toMatchObject({
+      status: 'failed',
+      failure: { kind: 'params', message: 'invalid start_image_url' },
+    });
+  });
+
   it('a wrong key is auth (the fake answers its 401 problem)', async () => {
     const wrong = replicateAdapterType.create(settings({ apiKey: 'r8_wrong' }), { clock });
     expect(await wrong.submit(task())).toMatchObject({ status: 'failed', failure: { kind: 'auth' } });

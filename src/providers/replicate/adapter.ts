@@ -84,7 +84,7 @@ export class ReplicateProvider implements TaskProvider {
       throw error;
     }
     if (response.status < 200 || response.status >= 300)
-      return refusedCreate(response, task.upstreamModel, this.clock.now());
+      return refusedCreate(response, task, this.clock.now());
     const prediction = asPrediction(response.json);
     if (!prediction)
       return { status: 'uncertain', detail: `unreadable create answer: ${describeAnswer(response)}` };

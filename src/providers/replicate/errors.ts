@@ -2,7 +2,7 @@
 // ({title, detail, status, invalid_fields?}); the kind is read from the body first (a credit
 // problem is billing whatever the status), then from the status.
 import { describeAnswer, retryAfterMs, type UpstreamResponse } from '../http/upstream-http.js';
-import type { ProviderFailure, SubmitOutcome } from '../task-provider.js';
+import type { ProviderFailure, ProviderTask, SubmitOutcome } from '../task-provider.js';
 import { ourParamName } from './request.js';
 
 interface InvalidField {
@@ -38,16 +38,19 @@ function problemText(problem: Problem, response: UpstreamResponse): string {
  * names (the model's own names and descriptions stay in the logs). Undefined when no input field is
  * named: the request itself was wrong (an unknown version, a bad body), which the client cannot fix.
  */
-function paramsMessage(problem: Problem, upstreamModel: string): string | undefined {
+function paramsMessage(
+  problem: Problem,
+  task: Pick<ProviderTask, 'upstreamModel' | 'params'>,
+): string | undefined {
   for (const invalid of problem.invalid_fields ?? []) {
     const field = invalid.field ?? '';
     if (invalid.type === 'required' && field === 'input') {
       const missing = /^(\S+) is required/.exec(invalid.description ?? '')?.[1];
-      if (missing) return `${ourParamName(upstreamModel, missing)} is required`;
+      if (missing) return `${ourParamName(task, missing)} is required`;
     }
     if (field.startsWith('input.')) {
       const name = field.slice('input.'.length).split('.')[0];
-      return `invalid ${ourParamName(upstreamModel, name)}`;
+      return `invalid ${ourParamName(task, name)}`;
     }
   }
   return undefined;
@@ -56,7 +59,7 @@ function paramsMessage(problem: Problem, upstreamModel: string): string | undefi
 /** What a refused create call means: busy (try later) or a failure kind. */
 export function refusedCreate(
   response: UpstreamResponse,
-  upstreamModel: string,
+  task: Pick<ProviderTask, 'upstreamModel' | 'params'>,
   now: number,
 ): Extract<SubmitOutcome, { status: 'busy' | 'failed' }> {
   const problem = problemOf(response);
@@ -74,7 +77,7 @@ export function refusedCreate(
   }
   if (SAFETY.test(text)) return failed({ kind: 'rejected', detail });
   if (response.status === 422 || response.status === 400) {
-    const message = paramsMessage(problem, upstreamModel);
+    const message = paramsMessage(problem, task);
     return failed(message ? { kind: 'params', message, detail } : { kind: 'upstream', detail });
   }
   if (response.status >= 500) return failed({ kind: 'overload', detail });

@@ -98,11 +98,19 @@ export function mappingFor(upstreamModel: string): InputMapping {
   };
 }
 
-/** The upstream input name of one of our params (for mapping a 422's field back to our name). */
-export function ourParamName(upstreamModel: string, inputName: string): string {
-  const rename = mappingFor(upstreamModel).rename ?? {};
-  const ours = Object.entries(rename).find(([, upstream]) => upstream === inputName);
-  return ours ? ours[0] : inputName;
+/**
+ * Our name for a model's input field (for a 422's field): among our params renamed to it, the one
+ * the task carries (`image` is both `start_image_url` and `image_url` in the generic mapping).
+ */
+export function ourParamName(
+  task: Pick<ProviderTask, 'upstreamModel' | 'params'>,
+  inputName: string,
+): string {
+  const rename = mappingFor(task.upstreamModel).rename ?? {};
+  const candidates = Object.entries(rename)
+    .filter(([, upstream]) => upstream === inputName)
+    .map(([ours]) => ours);
+  return candidates.find((ours) => task.params[ours] !== undefined) ?? candidates[0] ?? inputName;
 }
 
 function refusal(message: string): { failure: ProviderFailure } {
