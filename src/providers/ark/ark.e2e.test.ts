@@ -6,8 +6,6 @@ import { TASK_FAILURE } from '../../domain/tasks/states.js';
 import { type ArkJobScript, type ArkSubmitScript, FakeArk } from '../../testing/fakes/ark.js';
 import { FAKE_MP4, FAKE_PNG } from '../../testing/fakes/fake-server.js';
 import { type ProviderE2E, startProviderE2E } from '../../testing/provider-e2e.js';
-import type { RunningWorker } from '../../workers/index.js';
-import { startWebhookSender } from '../../workers/webhook-sender.js';
 
 const SEEDANCE_2 = 'doubao-seedance-2-0-260128';
 const SEEDANCE_1_PRO = 'seedance-1-0-pro-250528';
@@ -60,8 +58,6 @@ function clientHooksFor(e2e: ProviderE2E, taskId: string) {
 describe('ark end to end', () => {
   let ark: FakeArk;
   let e2e: ProviderE2E;
-  /** The e2e app runs the task runner only: the client's webhooks need their sender too. */
-  let sender: RunningWorker | undefined;
 
   beforeAll(async () => {
     ark = await new FakeArk().start();
@@ -75,10 +71,8 @@ describe('ark end to end', () => {
         },
       ),
     });
-    sender = startWebhookSender(e2e.app.ctx, (message, error) => console.error(message, error));
   });
   afterAll(async () => {
-    await sender?.stop();
     await e2e?.dispose();
     await ark?.close();
   });
