@@ -1,6 +1,10 @@
 // PROVIDERS_FILE parsing: route lists, `env:` secrets in any field, and every problem listed at once.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { readCatalogFile } from '../services/catalog.js';
 import { ProvidersFileError, parseProvidersConfig } from './config.js';
+import { SimulatorProvider } from './simulator/simulator.js';
+import { TaskProviderRegistry } from './task-registry.js';
 
 function problemsOf(text: string, env: Record<string, string> = {}): string[] {
   try {
@@ -75,5 +79,32 @@ describe('parseProvidersConfig', () => {
   it('refuses a file that is not JSON or YAML, or not an object', () => {
     expect(problemsOf('{ not json')[0]).toMatch(/^the file is not valid JSON or YAML/);
     expect(problemsOf('- a\n- b')).toEqual(['the file must be an object with providers and routes']);
+  });
+});
+
+describe('providers.example.yaml', () => {
+  it('loads, routes only media models of the default catalog, and passes every adapter check', () => {
+    const text = readFileSync(new URL('../../providers.example.yaml', import.meta.url), 'utf8');
+    const env = Object.fromEntries(
+      [...text.matchAll(/env:([A-Z_]+)/g)].map(([, name]) => [
+        name,
+        name.endsWith('WEBHOOK_SECRET')
+          ? `whsec_${Buffer.from(name).toString('base64')}`
+          : `secret-${name.toLowerCase()}`,
+      ]),
+    );
+    const config = parseProvidersConfig(text, env);
+    const catalog = new Map(
+      readCatalogFile(new URL('../domain/catalog/default-models.json', import.meta.url), 0).map((m) => [
+        m.id,
+        m,
+      ]),
+    );
+    for (const modelId of config.routes.keys()) expect(catalog.get(modelId)?.kind).toMatch(/^(video|image)$/);
+    const media = [...catalog.values()].filter((m) => m.kind !== 'text' && !m.id.includes(':') && m.visible);
+    expect(media.map((m) => m.id).filter((id) => !config.routes.has(id))).toEqual([]);
+    const registry = new TaskProviderRegistry(config, new SimulatorProvider({ now: () => 0 }, 10));
+    expect(registry.problems((id) => catalog.get(id)?.kind)).toEqual([]);
+    for (const { provider } of registry.configured()) expect(provider?.check).toBeTypeOf('function');
   });
 });
