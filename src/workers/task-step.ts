@@ -274,7 +274,7 @@ export class TaskStep {
     });
     const now = this.deps.clock.now();
     const canLookUp = this.deps.providers.providerByName(route.providerName).reconcile !== undefined;
-    await this.deps.storage.tasks.release(task.id, this.settings.workerId, {
+    await this.deps.storage.tasks.releaseUncertain(task.id, this.settings.workerId, {
       // Without a lookup only the provider's callback can name the job: wait for it (it moves
       // run_at forward) until the deadline.
       runAt: canLookUp
@@ -301,7 +301,7 @@ export class TaskStep {
     // Not found (yet) or unknown: a job created by a lost request can show up late, and waiting
     // costs the client only time. At the deadline the task fails and the hold is returned.
     const polls = (state.polls ?? 0) + 1;
-    await this.deps.storage.tasks.release(task.id, this.settings.workerId, {
+    await this.deps.storage.tasks.releaseUncertain(task.id, this.settings.workerId, {
       runAt: provider.reconcile
         ? Math.min(now + pollDelay(polls, this.settings.minPollDelayMs), claimed.deadline)
         : claimed.deadline,

@@ -225,6 +225,26 @@ describe.each(ENGINES)('tasks queue on %s', (engine) => {
     ).toBe(true);
     const [early] = await claim('w1', t0 + 10_750);
     expect(early).toMatchObject({ processing_ms: 750, processing_started_at: t0 + 10_750 });
+    // A callback that names the job of an uncertain submit while a worker holds the task: the job is
+    // recorded, the holder's schedule kept, and its hand-back makes the task due at once.
+    await app.ctx.storage.db
+      .updateTable('tasks')
+      .set({ provider_job_id: null })
+      .where('id', '=', id)
+      .execute();
+    expect(await app.ctx.storage.tasks.pollNow({ taskId: id }, { now: t0 + 10_760, jobId: 'job-2' })).toBe(
+      true,
+    );
+    expect(await row(id)).toMatchObject({ provider_job_id: 'job-2', run_at: t0 + 10_750, lease_owner: 'w1' });
+    expect(
+      await app.ctx.storage.tasks.releaseUncertain(id, 'w1', {
+        runAt: t0 + 99_000,
+        providerState: '{}',
+        now: t0 + 10_770,
+      }),
+    ).toBe(true);
+    expect(await row(id)).toMatchObject({ run_at: t0 + 10_770, lease_owner: null });
+    await claim('w1', t0 + 10_780);
     // A final task is never moved by a callback.
     await finalizeTask(
       app.ctx.storage,
@@ -237,7 +257,7 @@ describe.each(ENGINES)('tasks queue on %s', (engine) => {
     expect(await app.ctx.storage.tasks.pollNow({ taskId: id }, { now: t0 + 10_900, jobId: 'other' })).toBe(
       false,
     );
-    expect(await row(id)).toMatchObject({ provider_job_id: 'job-1', run_at: t0 + 10_750 });
+    expect(await row(id)).toMatchObject({ provider_job_id: 'job-2', run_at: t0 + 10_770 });
     await drain();
   });
 

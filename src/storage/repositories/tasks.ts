@@ -121,9 +121,7 @@ function submissionQuery(keepLease: boolean) {
           provider_state: p.providerState,
           attempts: sql`attempts + 1`,
           run_at: p.runAt,
-          ...(keepLease
-            ? {}
-            : { ...BANK_AND_KEEP_COUNTING(p.now), lease_owner: null, lease_expires_at: null }),
+          ...(keepLease ? {} : { ...bankAndKeepCounting(p.now), lease_owner: null, lease_expires_at: null }),
           updated_at: p.now,
         })
         .where('id', '=', p.taskId)
@@ -140,7 +138,7 @@ const RECORD_SUBMISSION_KEEPING_LEASE = submissionQuery(true);
  * running from now, because waiting for a scheduled poll is time the provider takes (the claim
  * counts it only up to run_at).
  */
-function BANK_AND_KEEP_COUNTING(now: number) {
+function bankAndKeepCounting(now: number) {
   return {
     processing_ms: sql<number>`processing_ms + (${now} - coalesce(processing_started_at, ${now}))`,
     processing_started_at: now,
@@ -165,7 +163,7 @@ const RELEASE = prepared(
         run_at: p.runAt,
         provider_state: p.providerState,
         provider: sql`coalesce(${p.provider}, provider)`,
-        ...BANK_AND_KEEP_COUNTING(p.now),
+        ...bankAndKeepCounting(p.now),
         lease_owner: null,
         lease_expires_at: null,
         updated_at: p.now,
@@ -369,9 +367,10 @@ export class TasksRepository {
   }
 
   /**
-   * An upstream callback says a job moved: poll it now. Only a task waiting for its next poll is
-   * moved (a worker holding it is already on it), and a final task never changes. `jobId` fills in
-   * the job of a task whose submit was uncertain (its job id still unknown). True when it moved.
+   * An upstream callback says a job moved: poll it now. A task waiting for its next poll is made due
+   * at once; a task a worker holds keeps its schedule (the worker is on it). `jobId` fills in the job
+   * of a task whose submit was uncertain, held or not (see releaseUncertain). A final task never
+   * changes. True when a processing task matched.
    */
   async pollNow(
     match: { taskId: string } | { provider: string; jobId: string },
@@ -380,19 +379,45 @@ export class TasksRepository {
     let query = this.db
       .updateTable('tasks')
       .set({
-        run_at: change.now,
+        run_at: sql`case when lease_owner is null then ${change.now} else run_at end`,
         ...(change.jobId === undefined
           ? {}
           : { provider_job_id: sql`coalesce(provider_job_id, ${change.jobId})` }),
         updated_at: change.now,
       })
-      .where('status', '=', 'processing')
-      .where('lease_owner', 'is', null);
+      .where('status', '=', 'processing');
     query =
       'taskId' in match
         ? query.where('id', '=', match.taskId)
         : query.where('provider', '=', match.provider).where('provider_job_id', '=', match.jobId);
     const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Hands back a task whose submit was uncertain until `runAt`, unless a callback named its job
+   * while the worker held it: then it is due at once, to be polled.
+   */
+  async releaseUncertain(
+    taskId: string,
+    workerId: string,
+    change: { runAt: number; providerState: string; provider?: string; now: number },
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('tasks')
+      .set({
+        run_at: sql`cast(case when provider_job_id is null then ${change.runAt} else ${change.now} end as bigint)`,
+        provider_state: change.providerState,
+        provider: sql`coalesce(${change.provider ?? null}, provider)`,
+        ...bankAndKeepCounting(change.now),
+        lease_owner: null,
+        lease_expires_at: null,
+        updated_at: change.now,
+      })
+      .where('id', '=', taskId)
+      .where('lease_owner', '=', workerId)
+      .where('status', '=', 'processing')
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 
