@@ -42,7 +42,11 @@ function startServer(env: Record<string, string>): { child: ChildProcess; exited
   return { child, exited: new Promise((resolve) => child.once('exit', resolve)) };
 }
 
-async function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+async function until<T>(
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe().catch(() => undefined);
