@@ -6,8 +6,6 @@ import { TASK_FAILURE } from '../../domain/tasks/states.js';
 import { FAKE_MP4, FAKE_PNG } from '../../testing/fakes/fake-server.js';
 import { FAL_TEST_KEY, type FalFake, type FalScript, startFalFake } from '../../testing/fakes/fal.js';
 import { type ProviderE2E, startProviderE2E } from '../../testing/provider-e2e.js';
-import type { RunningWorker } from '../../workers/index.js';
-import { startWebhookSender } from '../../workers/webhook-sender.js';
 
 const KLING = 'fal-ai/kling-video/v2.1/standard/text-to-video';
 /** kling-2-1 costs 6 RUB per second: a 5 s video holds and captures 30 RUB (in micro-rubles). */
@@ -58,8 +56,6 @@ function clientHooksFor(e2e: ProviderE2E, taskId: string) {
 describe('fal end to end', () => {
   let fal: FalFake;
   let e2e: ProviderE2E;
-  // startProviderE2E runs the task runner but not the client-webhook sender: started here.
-  let sender: RunningWorker | undefined;
 
   beforeAll(async () => {
     fal = await startFalFake();
@@ -72,10 +68,8 @@ describe('fal end to end', () => {
         },
       ),
     });
-    sender = startWebhookSender(e2e.app.ctx, (message, error) => console.error(message, error));
   });
   afterAll(async () => {
-    await sender?.stop();
     await e2e?.dispose();
     await fal?.close();
   });

@@ -7,8 +7,6 @@ import { TASK_FAILURE } from '../../domain/tasks/states.js';
 import { FAKE_MP4, FAKE_PNG } from '../../testing/fakes/fake-server.js';
 import { FakeGemini, GEMINI_ERRORS } from '../../testing/fakes/gemini.js';
 import { type ProviderE2E, startProviderE2E } from '../../testing/provider-e2e.js';
-import type { RunningWorker } from '../../workers/index.js';
-import { startWebhookSender } from '../../workers/webhook-sender.js';
 
 const VEO = 'veo-3.0-fast-generate-001';
 const IMAGE = 'gemini-2.5-flash-image';
@@ -53,7 +51,6 @@ async function waitFor<T>(
 describe('gemini end to end', () => {
   let fake: FakeGemini;
   let e2e: ProviderE2E;
-  let sender: RunningWorker;
 
   beforeAll(async () => {
     fake = await new FakeGemini().start();
@@ -66,11 +63,8 @@ describe('gemini end to end', () => {
         },
       },
     });
-    // The harness runs the task runner only: client webhooks need their sender.
-    sender = startWebhookSender(e2e.app.ctx, (message, error) => console.error(message, error));
   });
   afterAll(async () => {
-    await sender?.stop();
     await e2e?.dispose();
     await fake?.close();
   });
