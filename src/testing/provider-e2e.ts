@@ -103,3 +103,35 @@ export async function startProviderE2E(options: {
     },
   };
 }
+
+/** Reads until `ok` holds, every 10 ms; fails with the last value after `timeoutMs`. */
+export async function waitFor<T>(
+  read: () => Promise<T> | T,
+  ok: (value: T) => boolean,
+  timeoutMs = 5_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(`condition not met in ${timeoutMs} ms: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The kinds of a task's ledger entries, in order (hold, capture, release). */
+export async function ledgerKinds(e2e: ProviderE2E, taskId: string): Promise<string[]> {
+  const rows = await e2e.app.ctx.storage.db
+    .selectFrom('ledger_entries')
+    .select(['kind'])
+    .where('task_id', '=', taskId)
+    .orderBy('id')
+    .execute();
+  return rows.map((r: { kind: string }) => r.kind);
+}
+
+/** The client webhooks the receiver got for one task. */
+export function clientHooksFor(e2e: ProviderE2E, taskId: string) {
+  return e2e.receiver.requests.filter((r) => JSON.parse(r.body).task_id === taskId);
+}

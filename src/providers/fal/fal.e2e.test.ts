@@ -5,7 +5,13 @@ import { failureMessage } from '../../domain/tasks/failures.js';
 import { TASK_FAILURE } from '../../domain/tasks/states.js';
 import { FAKE_MP4, FAKE_PNG } from '../../testing/fakes/fake-server.js';
 import { FAL_TEST_KEY, type FalFake, type FalScript, startFalFake } from '../../testing/fakes/fal.js';
-import { type ProviderE2E, startProviderE2E } from '../../testing/provider-e2e.js';
+import {
+  clientHooksFor,
+  ledgerKinds,
+  type ProviderE2E,
+  startProviderE2E,
+  waitFor,
+} from '../../testing/provider-e2e.js';
 
 const KLING = 'fal-ai/kling-video/v2.1/standard/text-to-video';
 /** kling-2-1 costs 6 RUB per second: a 5 s video holds and captures 30 RUB (in micro-rubles). */
@@ -22,35 +28,6 @@ function providersFile(fakes: Record<string, FalFake>, routes: Record<string, un
     ),
     routes,
   };
-}
-
-async function waitFor<T>(
-  read: () => Promise<T> | T,
-  ok: (value: T) => boolean,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`condition not met in ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-async function ledgerKinds(e2e: ProviderE2E, taskId: string): Promise<string[]> {
-  const rows = await e2e.app.ctx.storage.db
-    .selectFrom('ledger_entries')
-    .select(['kind'])
-    .where('task_id', '=', taskId)
-    .orderBy('id')
-    .execute();
-  return rows.map((r: { kind: string }) => r.kind);
-}
-
-function clientHooksFor(e2e: ProviderE2E, taskId: string) {
-  return e2e.receiver.requests.filter((r) => JSON.parse(r.body).task_id === taskId);
 }
 
 describe('fal end to end', () => {

@@ -6,7 +6,7 @@ import { failureMessage } from '../../domain/tasks/failures.js';
 import { TASK_FAILURE } from '../../domain/tasks/states.js';
 import { FAKE_MP4, FAKE_PNG } from '../../testing/fakes/fake-server.js';
 import { FakeGemini, GEMINI_ERRORS } from '../../testing/fakes/gemini.js';
-import { type ProviderE2E, startProviderE2E } from '../../testing/provider-e2e.js';
+import { clientHooksFor, type ProviderE2E, startProviderE2E, waitFor } from '../../testing/provider-e2e.js';
 
 const VEO = 'veo-3.0-fast-generate-001';
 const IMAGE = 'gemini-2.5-flash-image';
@@ -26,25 +26,6 @@ function reset(...fakes: FakeGemini[]) {
     fake.videoScripts = [];
     fake.imageScripts = [];
     fake.defaultVideo = {};
-  }
-}
-
-function clientHooksFor(e2e: ProviderE2E, taskId: string) {
-  return e2e.receiver.requests.filter((r) => JSON.parse(r.body).task_id === taskId);
-}
-
-async function waitFor<T>(
-  read: () => Promise<T> | T,
-  ok: (value: T) => boolean,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`condition not met in ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 

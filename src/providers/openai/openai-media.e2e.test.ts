@@ -9,7 +9,13 @@ import {
   type OpenAiCreateScript,
   startFakeOpenAiMedia,
 } from '../../testing/fakes/openai-media.js';
-import { type ProviderE2E, startProviderE2E } from '../../testing/provider-e2e.js';
+import {
+  clientHooksFor,
+  ledgerKinds,
+  type ProviderE2E,
+  startProviderE2E,
+  waitFor,
+} from '../../testing/provider-e2e.js';
 
 const SECRET = `whsec_${Buffer.from('openai-media-e2e-secret-0123456789').toString('base64')}`;
 /** sora-2 costs 10 RUB per second: 4 s hold and capture 40 RUB (micro-rubles). */
@@ -27,35 +33,6 @@ function providersFile(fakes: Record<string, FakeOpenAiMedia>, routes: Record<st
     ),
     routes,
   };
-}
-
-async function waitFor<T>(
-  read: () => Promise<T> | T,
-  ok: (value: T) => boolean,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`condition not met in ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-async function ledgerKinds(e2e: ProviderE2E, taskId: string): Promise<string[]> {
-  const rows = await e2e.app.ctx.storage.db
-    .selectFrom('ledger_entries')
-    .select(['kind'])
-    .where('task_id', '=', taskId)
-    .orderBy('id')
-    .execute();
-  return rows.map((r: { kind: string }) => r.kind);
-}
-
-function clientHooksFor(e2e: ProviderE2E, taskId: string) {
-  return e2e.receiver.requests.filter((r) => JSON.parse(r.body).task_id === taskId);
 }
 
 const SORA = { model_name: 'sora-2', prompt: 'a red fox in the snow', duration: 4 };

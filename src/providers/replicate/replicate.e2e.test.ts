@@ -6,7 +6,13 @@ import { failureMessage } from '../../domain/tasks/failures.js';
 import { TASK_FAILURE } from '../../domain/tasks/states.js';
 import { FAKE_MP4, FAKE_PNG, type FakeReply } from '../../testing/fakes/fake-server.js';
 import { type FakeJob, FakeReplicate, type ReplicateScript } from '../../testing/fakes/replicate.js';
-import { type ProviderE2E, startProviderE2E } from '../../testing/provider-e2e.js';
+import {
+  clientHooksFor,
+  ledgerKinds,
+  type ProviderE2E,
+  startProviderE2E,
+  waitFor,
+} from '../../testing/provider-e2e.js';
 
 const SECRET = `whsec_${Buffer.from('gengate-e2e-replicate-signing-key').toString('base64')}`;
 const VEO = 'google/veo-3-fast';
@@ -25,35 +31,6 @@ function providersFile(fakes: Record<string, FakeReplicate>, routes: Record<stri
     ),
     routes,
   };
-}
-
-async function waitFor<T>(
-  read: () => Promise<T> | T,
-  ok: (value: T) => boolean,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`condition not met in ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-async function ledgerKinds(e2e: ProviderE2E, taskId: string): Promise<string[]> {
-  const rows = await e2e.app.ctx.storage.db
-    .selectFrom('ledger_entries')
-    .select(['kind'])
-    .where('task_id', '=', taskId)
-    .orderBy('id')
-    .execute();
-  return rows.map((r: { kind: string }) => r.kind);
-}
-
-function clientHooksFor(e2e: ProviderE2E, taskId: string) {
-  return e2e.receiver.requests.filter((r) => JSON.parse(r.body).task_id === taskId);
 }
 
 function problem(
