@@ -257,12 +257,12 @@ export class TaskStep {
       keepLease: pollNow,
     });
     this.logSubmitted(task, route.providerName, jobId, stored);
-    if (pollNow && stored)
-      await this.poll({
-        ...claimed,
-        task: { ...task, provider: route.providerName, provider_job_id: jobId },
-        state: nextState,
-      });
+    if (pollNow && stored) {
+      // From here on the step works on the recorded job: a failure of this poll is retried with it.
+      claimed.task = { ...task, provider: route.providerName, provider_job_id: jobId };
+      claimed.state = nextState;
+      await this.poll(claimed);
+    }
   }
 
   /** The answer to a submit was lost: keep the hold, never submit again, find the job instead. */

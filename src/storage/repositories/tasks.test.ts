@@ -166,6 +166,17 @@ describe.each(ENGINES)('tasks queue on %s', (engine) => {
       }),
     ).toBe(false);
     expect((await row(id)).provider_job_id).toBe('job-1');
+    // The same job id again (a callback named it before the submit's answer came) is the same job.
+    expect(
+      await app.ctx.storage.tasks.recordSubmission(id, 'w2', {
+        provider: 'simulator',
+        jobId: 'job-1',
+        providerState: null,
+        nextPollAt: t0 + 600,
+        now: t0 + 500,
+      }),
+    ).toBe(true);
+    expect(await row(id)).toMatchObject({ provider_job_id: 'job-1', lease_owner: null, run_at: t0 + 600 });
     await drain();
   });
 

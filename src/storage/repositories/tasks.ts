@@ -127,7 +127,9 @@ function submissionQuery(keepLease: boolean) {
         .where('id', '=', p.taskId)
         .where('lease_owner', '=', p.workerId)
         .where('status', '=', 'processing')
-        .where('provider_job_id', 'is', null),
+        // A callback may have named this very job already (an upstream that calls back before
+        // answering the submit): the same id is still this submission.
+        .where((eb) => eb.or([eb('provider_job_id', 'is', null), eb('provider_job_id', '=', p.jobId)])),
   );
 }
 const RECORD_SUBMISSION = submissionQuery(false);
