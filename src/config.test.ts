@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       syncImageWaitMs: 180_000,
       simLatencyMs: 3000,
       trustProxy: false,
+      corsOrigins: [],
       demo: true,
       defaultRateLimitPerMin: 600,
       logLevel: 'info',
@@ -145,6 +146,18 @@ describe('loadConfig', () => {
       expect((error as Error).message).toBe(
         'invalid configuration:\n  - PORT must be an integer >= 0, got "x"\n  - LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
       );
+    }
+  });
+
+  it('reads CORS_ORIGINS as * or exact origins, and refuses anything else', () => {
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+    expect(
+      loadConfig({ CORS_ORIGINS: 'https://App.example.com, http://localhost:5173' }).corsOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    for (const bad of ['https://app.example.com/', 'app.example.com', 'ftp://x.org', 'https://a.org,*']) {
+      expect(problemsOf({ CORS_ORIGINS: bad }), bad).toEqual([
+        expect.stringMatching(/^CORS_ORIGINS must be \* or a comma-separated list of origins/),
+      ]);
     }
   });
 

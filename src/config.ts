@@ -21,6 +21,8 @@ export interface Config {
   syncImageWaitMs: number;
   simLatencyMs: number;
   trustProxy: boolean | string;
+  /** Browser origins allowed by CORS on the API: '*' for any, [] (default) for CORS off. */
+  corsOrigins: '*' | string[];
   demo: boolean;
   bodyLimitBytes: number;
   defaultRateLimitPerMin: number;
@@ -53,6 +55,30 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** The origin `text` names exactly (scheme://host[:port], as browsers send it), or undefined. */
+function exactOrigin(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    // An origin has no path, query or credentials: "https://app.example.com/" is not one.
+    return /^https?:$/.test(url.protocol) && url.origin === text.toLowerCase() ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `*`, or a list of exact origins; unset means CORS is off. */
+function parseCorsOrigins(raw: string | undefined, problems: string[]): '*' | string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  if (raw.trim() === '*') return '*';
+  const origins = raw.split(',').map((part) => part.trim());
+  const bad = origins.find((origin) => exactOrigin(origin) === undefined);
+  if (bad === undefined) return origins.map((origin) => exactOrigin(origin) as string);
+  problems.push(
+    `CORS_ORIGINS must be * or a comma-separated list of origins like https://app.example.com, got "${bad}"`,
+  );
+  return [];
+}
 
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const problems: string[] = [];
@@ -128,6 +154,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     );
   }
 
+  const corsOrigins = parseCorsOrigins(env.CORS_ORIGINS, problems);
+
   const config: Config = {
     host,
     port,
@@ -148,6 +176,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     syncImageWaitMs: int('SYNC_IMAGE_WAIT_MS', 180_000, 1),
     simLatencyMs: int('SIM_LATENCY_MS', 3000),
     trustProxy,
+    corsOrigins,
     demo,
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     defaultRateLimitPerMin: int('DEFAULT_RATE_LIMIT_PER_MIN', 600, 1),
