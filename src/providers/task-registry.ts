@@ -4,8 +4,9 @@
 import type { CatalogModel } from '../domain/catalog/model.js';
 import { AppError } from '../domain/errors.js';
 import type { Clock } from '../services/clock.js';
+import type { TaskAdapterType } from './adapter-type.js';
 import type { ProviderSettings, ProvidersConfig } from './config.js';
-import { TASK_ADAPTER_TYPES, type TaskAdapterType } from './task-adapters.js';
+import { TASK_ADAPTER_TYPES } from './task-adapters.js';
 import type { TaskProvider } from './task-provider.js';
 
 export const SIMULATOR = 'simulator';

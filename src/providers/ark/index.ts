@@ -1,7 +1,8 @@
 // The `ark` adapter type: BytePlus ModelArk or Volcengine Ark, chosen by base_url (…/api/v3).
 // Type-only import: task-adapters.ts imports this file, so a value import back would be a cycle.
+
+import type { TaskAdapterType } from '../adapter-type.js';
 import type { ProviderSettings } from '../config.js';
-import type { TaskAdapterType } from '../task-adapters.js';
 import { ArkProvider } from './adapter.js';
 
 export const arkAdapterType: TaskAdapterType = {

@@ -1,6 +1,6 @@
 // The `fal` adapter type: fal.ai's queue API (queue.fal.run), authenticated by one API key.
 // Type-only import: task-adapters.ts imports this file, so a value import back would be a cycle.
-import type { TaskAdapterType } from '../task-adapters.js';
+import type { TaskAdapterType } from '../adapter-type.js';
 import { FalProvider } from './adapter.js';
 
 export const falAdapterType: TaskAdapterType = {

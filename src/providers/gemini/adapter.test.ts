@@ -4,7 +4,7 @@ import { FAKE_JPEG, FakeGemini, GEMINI_ERRORS } from '../../testing/fakes/gemini
 import { NotSentError } from '../http/upstream-http.js';
 import type { PollOutcome, ProviderTask, SubmitOutcome, TaskProvider } from '../task-provider.js';
 import { GeminiProvider } from './adapter.js';
-import { geminiAdapter } from './index.js';
+import { geminiAdapterType } from './index.js';
 import { InputImageFetcher } from './inputs.js';
 import { apiRoot } from './request.js';
 
@@ -442,12 +442,12 @@ describe('gemini adapter: check and settings', () => {
 
   it('validates its settings', () => {
     const base = { name: 'gemini', type: 'gemini' as const, baseUrl: 'https://x', apiKey: 'k', options: {} };
-    expect(geminiAdapter.validate(base)).toEqual([]);
-    expect(geminiAdapter.validate({ ...base, apiKey: undefined })).toEqual([
+    expect(geminiAdapterType.validate(base)).toEqual([]);
+    expect(geminiAdapterType.validate({ ...base, apiKey: undefined })).toEqual([
       'providers.gemini.api_key is required for type gemini',
     ]);
     expect(
-      geminiAdapter.validate({
+      geminiAdapterType.validate({
         ...base,
         options: { person_generation: 1, allow_private_inputs: 'yes', submit_timeout_ms: -1 },
       }),

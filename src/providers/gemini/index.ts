@@ -1,11 +1,12 @@
 // The `gemini` adapter type: Google's Gemini API with an API key (Veo video, Gemini image models).
-import type { ProviderSettings } from '../config.js';
+
 // Type-only: task-adapters.ts imports this file, so a value import back would be a cycle.
-import type { TaskAdapterType } from '../task-adapters.js';
+import type { TaskAdapterType } from '../adapter-type.js';
+import type { ProviderSettings } from '../config.js';
 import { GeminiProvider } from './adapter.js';
 import { InputImageFetcher } from './inputs.js';
 
-export const geminiAdapter: TaskAdapterType = {
+export const geminiAdapterType: TaskAdapterType = {
   type: 'gemini',
   validate(settings: ProviderSettings): string[] {
     const where = `providers.${settings.name}`;

@@ -1,7 +1,8 @@
 // The `kling` adapter type: Kling's official API, authenticated by an access key and a secret key
 // (Kling signs nothing with an api_key). `mode` (std | pro) is an optional provider option.
+
+import type { TaskAdapterType } from '../adapter-type.js';
 import type { ProviderSettings } from '../config.js';
-import type { TaskAdapterType } from '../task-adapters.js';
 import { KlingProvider } from './adapter.js';
 import type { KlingMode } from './request.js';
 

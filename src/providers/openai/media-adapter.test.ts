@@ -7,7 +7,7 @@ import type { ProviderSettings } from '../config.js';
 import { DownloadError, NotSentError } from '../http/upstream-http.js';
 import type { ProviderTask, SubmitOutcome, TaskProvider } from '../task-provider.js';
 import { OpenAiMediaProvider } from './media-adapter.js';
-import { openAiMediaAdapter } from './media-index.js';
+import { openAiMediaAdapterType } from './media-index.js';
 
 const SECRET = `whsec_${Buffer.from('openai-media-test-secret-0123456789').toString('base64')}`;
 
@@ -430,14 +430,14 @@ describe('check() and the adapter type', () => {
       apiKey: fake.apiKey,
       options,
     });
-    expect(openAiMediaAdapter.type).toBe('openai');
-    expect(openAiMediaAdapter.validate(settings({}))).toEqual([]);
-    expect(openAiMediaAdapter.validate({ ...settings({}), apiKey: undefined })).toEqual([]);
-    expect(openAiMediaAdapter.validate(settings({ seed: 'maybe', webhook_secret: 3 }))).toEqual([
+    expect(openAiMediaAdapterType.type).toBe('openai');
+    expect(openAiMediaAdapterType.validate(settings({}))).toEqual([]);
+    expect(openAiMediaAdapterType.validate({ ...settings({}), apiKey: undefined })).toEqual([]);
+    expect(openAiMediaAdapterType.validate(settings({ seed: 'maybe', webhook_secret: 3 }))).toEqual([
       "providers.oa.webhook_secret must be the project's whsec_… secret",
       'providers.oa.seed must be one of ignore, refuse',
     ]);
-    const built = openAiMediaAdapter.create(settings({ seed: 'refuse' }), { clock: { now: () => 0 } });
+    const built = openAiMediaAdapterType.create(settings({ seed: 'refuse' }), { clock: { now: () => 0 } });
     expect(await built.submit(image({ seed: 1 }))).toMatchObject({
       failure: { message: 'unexpected parameter: seed' },
     });

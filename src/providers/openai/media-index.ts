@@ -2,8 +2,9 @@
 // provider entry also serves chat through ./chat.ts). Options besides base_url and api_key:
 // - webhook_secret: the project's Standard Webhooks secret (`whsec_…`) to verify deliveries;
 // - seed: `ignore` (default) or `refuse` for a seed the OpenAI APIs cannot honour.
+
+import type { TaskAdapterType } from '../adapter-type.js';
 import type { ProviderSettings } from '../config.js';
-import type { TaskAdapterType } from '../task-adapters.js';
 import { OpenAiMediaProvider } from './media-adapter.js';
 import type { SeedPolicy } from './media-request.js';
 
@@ -20,7 +21,7 @@ function problems(settings: ProviderSettings): string[] {
   return found;
 }
 
-export const openAiMediaAdapter: TaskAdapterType = {
+export const openAiMediaAdapterType: TaskAdapterType = {
   type: 'openai',
   validate: problems,
   create: (settings) =>

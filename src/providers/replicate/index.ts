@@ -1,5 +1,5 @@
 // The `replicate` adapter type: settings checks and construction from a PROVIDERS_FILE entry.
-import { requireApiKey, type TaskAdapterType } from '../task-adapters.js';
+import { requireApiKey, type TaskAdapterType } from '../adapter-type.js';
 import { DEFAULT_WAIT_SECONDS, ReplicateProvider } from './adapter.js';
 
 const HOUR_MS = 60 * 60 * 1000;
