@@ -6,6 +6,7 @@ import type { AppContext } from '../context.js';
 import { registerPanelRoutes } from '../panel/routes.js';
 import { registerErrorHandling } from './errors.js';
 import { registerJsonOnlyBodies } from './plugins/content-type.js';
+import { registerCors } from './plugins/cors.js';
 import { registerGuard } from './plugins/guard.js';
 import { registerAdminRoutes } from './routes/admin/admin.js';
 import { registerHookRoutes } from './routes/hooks/hooks.js';
@@ -58,6 +59,8 @@ export async function buildHttpApp(
     app.swagger(),
   );
 
+  // Before the guard: preflights carry no key.
+  await registerCors(app, ctx.config.corsOrigins);
   registerGuard(app, {
     auth: ctx.auth,
     maintenance: ctx.maintenance,
