@@ -59,8 +59,6 @@ const MAX_POLL_DELAY_MS = 5_000;
 /** What the runner keeps between steps in tasks.provider_state. */
 interface RunnerState {
   upstream_model?: string;
-  /** The route being tried (an index into the model's routes), until a job is accepted. */
-  route?: number;
   polls?: number;
   failures?: number;
   /** Set when a submit's answer was lost: the task is reconciled, never submitted again. */
@@ -151,7 +149,8 @@ export class TaskStep {
 
   private async submit(claimed: Claimed): Promise<void> {
     const routes = this.routes(claimed);
-    for (let index = Math.min(claimed.state.route ?? 0, routes.length - 1); index < routes.length; index++) {
+    // Every submit tries the routes from the first: a route that was busy a moment ago may not be now.
+    for (let index = 0; index < routes.length; index++) {
       const route = routes[index];
       const last = index === routes.length - 1;
       const outcome = await this.submitTo(claimed, route);
@@ -159,7 +158,7 @@ export class TaskStep {
       switch (outcome.status) {
         case 'not_sent':
           if (!last) continue;
-          return this.retryLater(claimed, { ...claimed.state, route: 0 });
+          return this.retryLater(claimed, claimed.state);
         case 'busy':
           if (!last) continue;
           return this.requeue(claimed);
@@ -183,7 +182,7 @@ export class TaskStep {
    * elsewhere or again); any other exception may have started a job, so it counts as uncertain.
    */
   private async submitTo(
-    { task, state }: Claimed,
+    { task }: Claimed,
     route: ResolvedRoute,
   ): Promise<SubmitOutcome | { status: 'not_sent'; detail: string }> {
     let outcome: SubmitOutcome | { status: 'not_sent'; detail: string };
@@ -214,7 +213,6 @@ export class TaskStep {
           ? { kind: outcome.failure.kind, detail: outcome.failure.detail }
           : {}),
         ...(outcome.status === 'not_sent' ? { detail: outcome.detail } : {}),
-        route_of: state.route,
       });
     this.countSubmit(task, route.providerName, outcome);
     return outcome;
