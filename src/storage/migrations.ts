@@ -271,6 +271,18 @@ function migrations(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    '003_video_list': {
+      async up(db: AnyDb) {
+        // GET /v1/videos pages through one account's videos by (created_at, id): only video tasks
+        // are indexed, so the high-volume image tasks pay nothing for it.
+        await db.schema
+          .createIndex('tasks_account_videos')
+          .on('tasks')
+          .columns(['account_id', 'created_at', 'id'])
+          .where(sql.ref('kind'), '=', sql.lit('video'))
+          .execute();
+      },
+    },
   };
 }
 

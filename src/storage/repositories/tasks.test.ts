@@ -330,3 +330,114 @@ describe.each(ENGINES)('tasks queue on %s', (engine) => {
     expect(await repo.find(key.keyId, `key-${engine}-1`, 2001)).toBeUndefined();
   });
 });
+
+// The owner-scoped video list behind GET /v1/videos and the deletion mark of DELETE /v1/videos/{id}.
+describe.each(ENGINES)('video tasks of an owner on %s', (engine) => {
+  let app: TaskTestApp;
+  let mine: TestKey;
+  let theirs: TestKey;
+  const T0 = 1_700_000_000_000;
+
+  beforeAll(async () => {
+    app = await createTaskTestApp({ engine, runner: false });
+    mine = await app.newKey();
+    theirs = await app.newKey();
+  });
+  afterAll(() => app.dispose());
+
+  let serial = 0;
+  /** A final task row written directly: its time and kind are the point here, not its money. */
+  const insert = async (
+    key: TestKey,
+    fields: { createdAt: number; kind?: string; status?: 'completed' | 'failed' | 'pending' },
+  ) => {
+    const id = `0190a000-0000-7000-8000-${(++serial).toString(16).padStart(12, '0')}`;
+    const status = fields.status ?? 'completed';
+    await app.ctx.storage.tasks.insert({
+      id,
+      account_id: key.accountId,
+      key_id: key.keyId,
+      model_id: 'sora-2',
+      billing_model_id: 'sora-2',
+      kind: fields.kind ?? 'video',
+      status,
+      params: '{}',
+      hold_amount: 0,
+      attempts: 0,
+      requeues: 0,
+      processing_ms: 0,
+      result: status === 'completed' ? '{"video_url":"http://x/objects/a.mp4","duration":4}' : null,
+      provider: 'simulator',
+      run_at: fields.createdAt,
+      created_at: fields.createdAt,
+      updated_at: fields.createdAt,
+      finished_at: status === 'pending' ? null : fields.createdAt,
+    });
+    return id;
+  };
+  const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
+
+  it('pages through the owner’s videos only, by creation time then id, both ways', async () => {
+    const a = await insert(mine, { createdAt: T0 });
+    const b = await insert(mine, { createdAt: T0 + 1 });
+    const c = await insert(mine, { createdAt: T0 + 1 }); // same millisecond: the id breaks the tie
+    await insert(mine, { createdAt: T0 + 2, kind: 'image' });
+    await insert(theirs, { createdAt: T0 + 3 });
+    const d = await insert(mine, { createdAt: T0 + 4, status: 'pending' });
+    const tasks = app.ctx.storage.tasks;
+
+    expect(ids(await tasks.videosForOwner(mine.accountId, { order: 'desc', limit: 10 }))).toEqual([
+      d,
+      c,
+      b,
+      a,
+    ]);
+    expect(ids(await tasks.videosForOwner(mine.accountId, { order: 'asc', limit: 10 }))).toEqual([
+      a,
+      b,
+      c,
+      d,
+    ]);
+    const first = await tasks.videosForOwner(mine.accountId, { order: 'desc', limit: 2 });
+    expect(ids(first)).toEqual([d, c]);
+    const cursor = { createdAt: first[1].created_at, id: first[1].id };
+    expect(
+      ids(await tasks.videosForOwner(mine.accountId, { order: 'desc', limit: 2, after: cursor })),
+    ).toEqual([b, a]);
+    expect(
+      ids(await tasks.videosForOwner(mine.accountId, { order: 'asc', limit: 5, after: cursor })),
+    ).toEqual([d]);
+    expect(await tasks.videosForOwner(theirs.accountId + 1000, { order: 'desc', limit: 5 })).toEqual([]);
+  });
+
+  it('marks only the owner’s final, undeleted video as deleted, once; deleted ones leave the list', async () => {
+    const done = await insert(theirs, { createdAt: T0 + 10 });
+    const failed = await insert(theirs, { createdAt: T0 + 11, status: 'failed' });
+    const running = await insert(theirs, { createdAt: T0 + 12, status: 'pending' });
+    const image = await insert(theirs, { createdAt: T0 + 13, kind: 'image' });
+    const tasks = app.ctx.storage.tasks;
+    const mark = (key: TestKey, id: string) =>
+      tasks.markVideoDeleted(key.accountId, id, {
+        result: JSON.stringify({ video_url: null, deleted_at: '2026-01-01T00:00:00.000Z' }),
+        now: T0 + 20,
+      });
+
+    expect(await mark(mine, done)).toBe(false); // another account's
+    expect(await mark(theirs, running)).toBe(false);
+    expect(await mark(theirs, image)).toBe(false);
+    expect(await mark(theirs, done)).toBe(true);
+    expect(await mark(theirs, done)).toBe(false); // already deleted
+    expect(await mark(theirs, failed)).toBe(true);
+
+    const row = await tasks.getForOwner(theirs.accountId, done);
+    expect(row).toMatchObject({ status: 'completed', updated_at: T0 + 20 });
+    expect(JSON.parse(row?.result ?? '{}')).toEqual({
+      video_url: null,
+      deleted_at: '2026-01-01T00:00:00.000Z',
+    });
+    const listed = ids(await tasks.videosForOwner(theirs.accountId, { order: 'desc', limit: 10 }));
+    expect(listed).toContain(running);
+    expect(listed).not.toContain(done);
+    expect(listed).not.toContain(failed);
+  });
+});

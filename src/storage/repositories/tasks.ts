@@ -230,6 +230,60 @@ export class TasksRepository {
     return rows[0];
   }
 
+  /**
+   * One page of the owner's video tasks, by creation (`desc`: newest first), strictly after the
+   * `after` task in that order; videos deleted by their owner (`deleted_at` in the result) are left
+   * out. `kind = 'video'` is a literal so the planner can use the partial index tasks_account_videos.
+   */
+  async videosForOwner(
+    accountId: number,
+    page: { order: 'asc' | 'desc'; limit: number; after?: { createdAt: number; id: string } },
+  ): Promise<TaskRow[]> {
+    const desc = page.order === 'desc';
+    let query = this.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where(sql<boolean>`kind = 'video'`)
+      .where(sql<boolean>`${this.deletedAt()} is null`);
+    if (page.after) {
+      const { createdAt, id } = page.after;
+      const beyond = desc ? '<' : '>';
+      // A row-value comparison: both engines seek the index to the cursor instead of filtering.
+      query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), beyond, eb.tuple(createdAt, id)));
+    }
+    const direction = desc ? 'desc' : 'asc';
+    return query.orderBy('created_at', direction).orderBy('id', direction).limit(page.limit).execute();
+  }
+
+  /**
+   * Records that the owner deleted a final video task's media: `result` (which carries `deleted_at`)
+   * replaces the stored one. False when the task is not the owner's final, undeleted video.
+   */
+  async markVideoDeleted(
+    accountId: number,
+    taskId: string,
+    change: { result: string; now: number },
+  ): Promise<boolean> {
+    const outcome = await this.db
+      .updateTable('tasks')
+      .set({ result: change.result, updated_at: change.now })
+      .where('id', '=', taskId)
+      .where('account_id', '=', accountId)
+      .where('kind', '=', 'video')
+      .where('status', 'in', ['completed', 'failed'])
+      .where(sql<boolean>`${this.deletedAt()} is null`)
+      .executeTakeFirst();
+    return Number(outcome.numUpdatedRows) === 1;
+  }
+
+  /** The `deleted_at` field of the result JSON (null without a result). */
+  private deletedAt() {
+    return this.engine === 'postgres'
+      ? sql`(cast(result as jsonb) ->> 'deleted_at')`
+      : sql`json_extract(result, '$.deleted_at')`;
+  }
+
   /** Workers and operators only: not owner-scoped by design. */
   async byIdForWorker(taskId: string): Promise<TaskRow | undefined> {
     return this.db.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirst();
