@@ -2,12 +2,15 @@
 // a model with neither is answered by the simulator (DESIGN.md section 5).
 // Provider types that serve chat:
 // - openai: the OpenAI-compatible adapter at {base_url}/chat/completions (base_url includes /v1);
-// - anthropic: the same adapter on Anthropic's OpenAI compatibility layer,
+// - anthropic: the native adapter on Anthropic's Messages API, {base_url}/v1/messages; with
+//   `compat: true`, the OpenAI-compatible adapter on Anthropic's OpenAI compatibility layer,
 //   {base_url}/v1/chat/completions (Anthropic's documented base has no /v1);
 // - simulator: the built-in simulator.
 // fal and replicate serve media only; a text model routed to one answers 502 with the reason.
 import type { CatalogModel } from '../domain/catalog/model.js';
 import { AppError } from '../domain/errors.js';
+import { AnthropicChatProvider } from './anthropic/chat.js';
+import { anthropicEndpoint, usesCompatLayer } from './anthropic/settings.js';
 import type { ChatProvider } from './chat-provider.js';
 import type { ProviderSettings, ProvidersConfig } from './config.js';
 import { OpenAiChatProvider } from './openai/chat.js';
@@ -50,6 +53,8 @@ export class ChatRegistry {
       case 'openai':
         return new OpenAiChatProvider({ ...settings, chatPath: '/chat/completions' }, this.pools);
       case 'anthropic':
+        if (!usesCompatLayer(settings))
+          return new AnthropicChatProvider(anthropicEndpoint(settings), this.pools);
         return new OpenAiChatProvider(
           {
             ...settings,

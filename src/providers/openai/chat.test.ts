@@ -40,7 +40,7 @@ beforeAll(async () => {
     JSON.stringify({
       providers: {
         openai: { type: 'openai', base_url: fake.baseUrl, api_key: UPSTREAM_KEY },
-        claude: { type: 'anthropic', base_url: fake.origin, api_key: 'sk-ant-test' },
+        claude: { type: 'anthropic', base_url: fake.origin, api_key: 'sk-ant-test', compat: true },
         gone: { type: 'openai', base_url: `http://127.0.0.1:${closedPort}/v1`, api_key: 'x' },
         media: { type: 'fal', base_url: 'http://127.0.0.1:9/', api_key: 'x' },
       },
@@ -361,7 +361,7 @@ describe('OpenAI-type upstream adapter', () => {
     expect(fake.connections).toBe(connections);
   });
 
-  it('routes type anthropic to the OpenAI compatibility endpoint under {base_url}/v1', async () => {
+  it('routes type anthropic with compat: true to the OpenAI compatibility endpoint under {base_url}/v1', async () => {
     fake.handle = (_request, res) =>
       json(
         res,
