@@ -17,6 +17,7 @@ import { registerPublicRoutes } from './routes/native/public.js';
 import { registerTaskRoutes } from './routes/native/tasks.js';
 import { registerChatCompletionsRoute } from './routes/openai/chat-completions.js';
 import { registerImagesRoute } from './routes/openai/images.js';
+import { registerResponsesRoute } from './routes/openai/responses.js';
 import { registerVideoRoutes } from './routes/openai/videos.js';
 import { registerMetricsRoute } from './routes/system/metrics.js';
 
@@ -72,6 +73,7 @@ export async function buildHttpApp(
   registerPublicRoutes(app, ctx);
   registerMeRoutes(app, ctx);
   registerChatCompletionsRoute(app, ctx);
+  registerResponsesRoute(app, ctx);
   await registerImagesRoute(app, ctx);
   await registerVideoRoutes(app, ctx);
   await registerGenerateRoute(app, ctx);

@@ -1,0 +1,230 @@
+// POST /v1/responses driven by unmodified clients against a real listening gengate (simulator
+// upstream, SQLite): the Vercel AI SDK's default OpenAI provider (which speaks the Responses API)
+// and the official `openai` package. Billing assertions are exact, in micro-rubles.
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, stepCountIs, streamText, tool } from 'ai';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { checkLedger } from '../../../storage/ledger-check.js';
+import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../../testing/app.js';
+import { balanceOf, expectedChatCost, settledUsage } from '../../../testing/chat.js';
+
+let app: TestApp;
+let baseURL: string;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  baseURL = `${await listenOnLoopback(app)}/v1`;
+});
+
+afterAll(async () => {
+  expect(await checkLedger(app.ctx.storage.db)).toEqual([]);
+  await app.dispose();
+});
+
+const client = (key: TestKey) => new OpenAI({ apiKey: key.secret, baseURL, maxRetries: 0 });
+const aiProvider = (key: TestKey) => createOpenAI({ baseURL, apiKey: key.secret });
+
+/** The key's only usage row is completed and its cost is exactly what the reported usage costs. */
+async function expectBilledExactly(
+  key: TestKey,
+  model: string,
+  input: number,
+  output: number,
+  before: number,
+) {
+  const cost = await expectedChatCost(app, model, input, output);
+  expect(cost).toBeGreaterThan(0);
+  const rows = await settledUsage(app, key.accountId, key.keyId);
+  expect(rows).toHaveLength(1);
+  expect(rows[0]).toMatchObject({ status: 'completed', input_tokens: input, output_tokens: output, cost });
+  expect(await balanceOf(app, key.keyId)).toEqual({ balance: before - cost, held: 0 });
+}
+
+const weatherTool = {
+  type: 'function' as const,
+  name: 'get_weather',
+  description: 'Current weather of a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  strict: false,
+};
+
+describe('the openai package: client.responses.create', () => {
+  it('answers a Response object with instructions and max_output_tokens, billed exactly', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = (await balanceOf(app, key.keyId)).balance;
+    const response = await client(key).responses.create({
+      model: 'gpt-4o',
+      instructions: 'You are terse.',
+      input: 'Name three rivers [sim:tokens=12]',
+      max_output_tokens: 100,
+      temperature: 0.5,
+    });
+    expect(response.object).toBe('response');
+    expect(response.id).toMatch(/^resp_/);
+    expect(response.status).toBe('completed');
+    expect(response.model).toBe('gpt-4o');
+    expect(response.instructions).toBe('You are terse.');
+    expect(response.max_output_tokens).toBe(100);
+    expect(response.temperature).toBe(0.5);
+    expect(response).toMatchObject({ store: false });
+    expect(response.output).toHaveLength(1);
+    expect(response.output[0]).toMatchObject({ type: 'message', role: 'assistant', status: 'completed' });
+    // output_text is the SDK's own convenience field, assembled from the output items.
+    expect(response.output_text.split(' ')).toHaveLength(12);
+    const usage = response.usage!;
+    expect(usage.output_tokens).toBe(12);
+    expect(usage.total_tokens).toBe(usage.input_tokens + 12);
+    await expectBilledExactly(key, 'gpt-4o', usage.input_tokens, 12, before);
+  });
+
+  it('streams the Responses events in order and bills the usage of response.completed', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = (await balanceOf(app, key.keyId)).balance;
+    const stream = await client(key).responses.create({
+      model: 'gpt-4o-mini',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'Count slowly [sim:tokens=5]' }] }],
+      stream: true,
+    });
+    const events = [];
+    for await (const event of stream) events.push(event);
+    expect(events.map((event) => event.type)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      ...Array(5).fill('response.output_text.delta'),
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, i) => i));
+    const text = events.flatMap((event) =>
+      event.type === 'response.output_text.delta' ? [event.delta] : [],
+    );
+    const done = events.find((event) => event.type === 'response.output_text.done');
+    expect(done?.type === 'response.output_text.done' && done.text).toBe(text.join(''));
+    const completed = events.at(-1);
+    if (completed?.type !== 'response.completed') throw new Error('expected response.completed last');
+    expect(completed.response.status).toBe('completed');
+    expect(completed.response.output[0]).toMatchObject({
+      type: 'message',
+      content: [{ text: text.join('') }],
+    });
+    const usage = completed.response.usage!;
+    expect(usage.output_tokens).toBe(5);
+    await expectBilledExactly(key, 'gpt-4o-mini', usage.input_tokens, 5, before);
+  });
+
+  it('runs a function tool round trip with function_call and function_call_output items', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const openai = client(key);
+    const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'Use get_weather for Oslo' }];
+    const first = await openai.responses.create({ model: 'claude-sonnet-4', input, tools: [weatherTool] });
+    const call = first.output[0];
+    if (call.type !== 'function_call') throw new Error(`expected a function_call, got ${call.type}`);
+    expect(call.name).toBe('get_weather');
+    expect(JSON.parse(call.arguments)).toEqual({ city: 'Use get_weather for Oslo' });
+    expect(call.call_id).toMatch(/^call_/);
+
+    input.push(call, { type: 'function_call_output', call_id: call.call_id, output: 'snow, -3 C' });
+    const second = await openai.responses.create({ model: 'claude-sonnet-4', input, tools: [weatherTool] });
+    expect(second.output_text).toBe('The tool get_weather returned: snow, -3 C');
+
+    // Streamed: the arguments arrive as deltas, and the SDK's stream helper reassembles the item.
+    const streamed = await openai.responses
+      .stream({ model: 'claude-sonnet-4', input: 'Use get_weather for Oslo', tools: [weatherTool] })
+      .finalResponse();
+    expect(streamed.output[0]).toMatchObject({
+      type: 'function_call',
+      call_id: call.call_id,
+      name: 'get_weather',
+      arguments: call.arguments,
+      status: 'completed',
+    });
+    const rows = await settledUsage(app, key.accountId, key.keyId);
+    expect(rows).toHaveLength(3);
+    expect(rows.every((row) => row.status === 'completed' && row.cost > 0)).toBe(true);
+  });
+
+  it('refuses previous_response_id and built-in tools before any hold', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const openai = client(key);
+    await expect(
+      openai.responses.create({ model: 'gpt-4o', input: 'hi', previous_response_id: 'resp_123' }),
+    ).rejects.toMatchObject({ status: 422, code: 'invalid_parameter', param: 'previous_response_id' });
+    await expect(
+      openai.responses.create({ model: 'gpt-4o', input: 'hi', tools: [{ type: 'web_search' }] }),
+    ).rejects.toMatchObject({ status: 422, param: 'tools[0].type' });
+    expect(await app.ctx.storage.usage.listForAccount(key.accountId, { keyId: key.keyId })).toEqual([]);
+  });
+});
+
+describe('the AI SDK (ai 6, @ai-sdk/openai 3) in its default Responses mode', () => {
+  it('runs generateText', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = (await balanceOf(app, key.keyId)).balance;
+    const result = await generateText({
+      model: aiProvider(key)('gpt-4o'),
+      system: 'You are terse.',
+      prompt: 'Say hello [sim:tokens=7]',
+    });
+    expect(result.text.split(' ')).toHaveLength(7);
+    expect(result.finishReason).toBe('stop');
+    expect(result.response.id).toMatch(/^resp_/);
+    expect(result.usage.outputTokens).toBe(7);
+    await expectBilledExactly(key, 'gpt-4o', result.usage.inputTokens!, 7, before);
+  });
+
+  it('runs streamText', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = (await balanceOf(app, key.keyId)).balance;
+    const result = streamText({ model: aiProvider(key)('gpt-4o'), prompt: 'Stream please [sim:tokens=6]' });
+    const parts: string[] = [];
+    for await (const part of result.textStream) parts.push(part);
+    expect(parts).toHaveLength(6);
+    expect(parts.join('')).toBe(await result.text);
+    expect(await result.finishReason).toBe('stop');
+    const usage = await result.usage;
+    expect(usage.outputTokens).toBe(6);
+    await expectBilledExactly(key, 'gpt-4o', usage.inputTokens!, 6, before);
+  });
+
+  for (const mode of ['generateText', 'streamText'] as const) {
+    it(`runs a two-step tool call with ${mode}: the tool executes and its result is answered`, async () => {
+      const key = await app.newKey({ balanceRub: 100 });
+      const executed: string[] = [];
+      const options = {
+        model: aiProvider(key)('gpt-4o'),
+        prompt: 'Use get_weather for Oslo',
+        tools: {
+          get_weather: tool({
+            description: 'Current weather of a city',
+            inputSchema: z.object({ city: z.string() }),
+            execute: async ({ city }) => {
+              executed.push(city);
+              return `snow in ${city}`;
+            },
+          }),
+        },
+        stopWhen: stepCountIs(2),
+      };
+      const result = mode === 'generateText' ? await generateText(options) : streamText(options);
+      const steps = await result.steps;
+      expect(executed).toEqual(['Use get_weather for Oslo']);
+      expect(steps).toHaveLength(2);
+      expect(steps[0].finishReason).toBe('tool-calls');
+      expect(steps[0].toolCalls[0]).toMatchObject({
+        toolName: 'get_weather',
+        input: { city: 'Use get_weather for Oslo' },
+      });
+      // The result went back as a function_call_output, which the simulator echoes.
+      expect(await result.text).toBe('The tool get_weather returned: snow in Use get_weather for Oslo');
+      const rows = await settledUsage(app, key.accountId, key.keyId);
+      expect(rows).toHaveLength(2);
+      expect(rows.every((row) => row.status === 'completed' && row.cost > 0)).toBe(true);
+    });
+  }
+});
