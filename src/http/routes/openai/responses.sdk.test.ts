@@ -1,6 +1,10 @@
 // POST /v1/responses driven by unmodified clients against a real listening gengate (simulator
 // upstream, SQLite): the Vercel AI SDK's default OpenAI provider (which speaks the Responses API)
 // and the official `openai` package. Billing assertions are exact, in micro-rubles.
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
@@ -8,19 +12,39 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { checkLedger } from '../../../storage/ledger-check.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../../testing/app.js';
-import { balanceOf, expectedChatCost, settledUsage } from '../../../testing/chat.js';
+import { balanceOf, expectedChatCost, promptEstimateOf, settledUsage } from '../../../testing/chat.js';
+import {
+  chunk,
+  done,
+  event,
+  type FakeOpenAi,
+  sseHead,
+  startFakeOpenAi,
+} from '../../../testing/fake-openai.js';
 
 let app: TestApp;
 let baseURL: string;
+/** gpt-4.1 is routed to this fake OpenAI upstream; every other text model answers from the simulator. */
+let fake: FakeOpenAi;
 
 beforeAll(async () => {
-  app = await createTestApp();
+  fake = await startFakeOpenAi();
+  const providersFile = join(mkdtempSync(join(tmpdir(), 'gengate-responses-')), 'providers.json');
+  writeFileSync(
+    providersFile,
+    JSON.stringify({
+      providers: { fake: { type: 'openai', base_url: fake.baseUrl, api_key: 'sk-upstream' } },
+      routes: { 'gpt-4.1': { provider: 'fake', model: 'upstream-4.1' } },
+    }),
+  );
+  app = await createTestApp({ config: { providersFile } });
   baseURL = `${await listenOnLoopback(app)}/v1`;
 });
 
 afterAll(async () => {
   expect(await checkLedger(app.ctx.storage.db)).toEqual([]);
   await app.dispose();
+  await fake.close();
 });
 
 const client = (key: TestKey) => new OpenAI({ apiKey: key.secret, baseURL, maxRetries: 0 });
@@ -227,4 +251,145 @@ describe('the AI SDK (ai 6, @ai-sdk/openai 3) in its default Responses mode', ()
       expect(rows.every((row) => row.status === 'completed' && row.cost > 0)).toBe(true);
     });
   }
+});
+
+describe('what reaches the upstream, and what is refused before it', () => {
+  it('sends the chat request the Responses request stands for, and reports the cached tokens it billed', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = (await balanceOf(app, key.keyId)).balance;
+    fake.handle = (_request, res) => {
+      sseHead(res);
+      event(res, chunk('upstream-4.1', { role: 'assistant', content: '' }));
+      event(res, chunk('upstream-4.1', { content: 'A red dot.' }));
+      event(res, chunk('upstream-4.1', {}, 'stop'));
+      event(res, {
+        id: 'chatcmpl-fake',
+        object: 'chat.completion.chunk',
+        created: 1_700_000_000,
+        model: 'upstream-4.1',
+        choices: [],
+        usage: { prompt_tokens: 120, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 64 } },
+      });
+      done(res);
+    };
+    const image = 'https://example.com/dot.png';
+    const final = await client(key)
+      .responses.stream({
+        model: 'gpt-4.1',
+        instructions: 'Describe images.',
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'What is this?' },
+              { type: 'input_image', image_url: image, detail: 'auto' },
+            ],
+          },
+        ],
+        max_output_tokens: 50,
+        tools: [weatherTool],
+        tool_choice: 'auto',
+      })
+      .finalResponse();
+    expect(final.output_text).toBe('A red dot.');
+    expect(final.usage).toMatchObject({
+      input_tokens: 120,
+      input_tokens_details: { cached_tokens: 64 },
+      output_tokens: 4,
+    });
+    expect(fake.requests.at(-1)?.body).toEqual({
+      model: 'upstream-4.1',
+      messages: [
+        { role: 'system', content: 'Describe images.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: image, detail: 'auto' } },
+          ],
+        },
+      ],
+      stream: true,
+      stream_options: { include_usage: true },
+      max_completion_tokens: 50,
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            description: weatherTool.description,
+            parameters: weatherTool.parameters,
+            strict: false,
+          },
+        },
+      ],
+      tool_choice: 'auto',
+    });
+    await expectBilledExactly(key, 'gpt-4.1', 120, 4, before);
+  });
+
+  it('bills what was delivered when the upstream breaks mid-stream; the SDK raises the error event', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = (await balanceOf(app, key.keyId)).balance;
+    const input = 'go [sim:tokens=10] [sim:fail=stream]';
+    const stream = await client(key).responses.create({ model: 'gpt-5', input, stream: true });
+    const types: string[] = [];
+    const error = await (async () => {
+      for await (const event of stream) types.push(event.type);
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as Error).message).toMatch(/E-294/);
+    expect(types.filter((type) => type === 'response.output_text.delta')).toHaveLength(5);
+    const cost = await expectedChatCost(
+      app,
+      'gpt-5',
+      promptEstimateOf({ model: 'gpt-5', messages: [{ role: 'user', content: input }] }),
+      5,
+    );
+    const [row] = await settledUsage(app, key.accountId, key.keyId);
+    expect(row).toMatchObject({ status: 'failed', output_tokens: 5, cost });
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: before - cost, held: 0 });
+  });
+
+  it('applies the key restrictions and model checks of chat, naming input for an image to a text-only model', async () => {
+    const restricted = await app.newKey({ balanceRub: 10, restrictions: { allowed_models: ['gpt-4o'] } });
+    await expect(
+      client(restricted).responses.create({ model: 'gpt-4o-mini', input: 'hi' }),
+    ).rejects.toMatchObject({
+      status: 403,
+      code: 'model_not_allowed',
+    });
+    const key = await app.newKey({ balanceRub: 10 });
+    await expect(
+      client(key).responses.create({
+        model: 'claude-3-5-haiku',
+        input: [
+          {
+            role: 'user',
+            content: [{ type: 'input_image', image_url: 'https://example.com/a.png', detail: 'auto' }],
+          },
+        ],
+      }),
+    ).rejects.toMatchObject({ status: 422, code: 'vision_not_supported', param: 'input' });
+    await expect(client(key).responses.create({ model: 'kling-2-1', input: 'hi' })).rejects.toMatchObject({
+      status: 404,
+      message: expect.stringContaining('not a chat model'),
+    });
+    const broke = await app.newKey({ balanceRub: 0 });
+    await expect(client(broke).responses.create({ model: 'gpt-4o', input: 'hi' })).rejects.toMatchObject({
+      status: 402,
+      code: 'insufficient_balance',
+    });
+    for (const k of [restricted, key, broke])
+      expect(await app.ctx.storage.usage.listForAccount(k.accountId, { keyId: k.keyId })).toEqual([]);
+  });
+
+  it('treats Idempotency-Key as chat does: not read, so each request is a new, billed response', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const options = { headers: { 'Idempotency-Key': 'same-key-12345' } };
+    const first = await client(key).responses.create({ model: 'gpt-4o', input: 'hi' }, options);
+    const second = await client(key).responses.create({ model: 'gpt-4o', input: 'hi' }, options);
+    expect(second.id).not.toBe(first.id);
+    expect(await settledUsage(app, key.accountId, key.keyId)).toHaveLength(2);
+  });
 });
