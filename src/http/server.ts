@@ -17,6 +17,7 @@ import { registerPublicRoutes } from './routes/native/public.js';
 import { registerTaskRoutes } from './routes/native/tasks.js';
 import { registerChatCompletionsRoute } from './routes/openai/chat-completions.js';
 import { registerImagesRoute } from './routes/openai/images.js';
+import { registerModelRoutes } from './routes/openai/models.js';
 import { registerResponsesRoute } from './routes/openai/responses.js';
 import { registerVideoRoutes } from './routes/openai/videos.js';
 import { registerMetricsRoute } from './routes/system/metrics.js';
@@ -71,6 +72,7 @@ export async function buildHttpApp(
   });
 
   registerPublicRoutes(app, ctx);
+  registerModelRoutes(app, ctx);
   registerMeRoutes(app, ctx);
   registerChatCompletionsRoute(app, ctx);
   registerResponsesRoute(app, ctx);

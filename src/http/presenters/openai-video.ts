@@ -20,6 +20,25 @@ function parseObject(text: string | null): Record<string, unknown> {
   return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
 }
 
+/** Providers mostly default to landscape; a model without an aspect_ratio parameter gets 16:9. */
+const DEFAULT_ASPECT_RATIO = '16:9';
+
+const positiveInteger = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value > 0;
+
+/**
+ * OpenAI's `size` ("WxH"), never null: the stored video's own width and height once the result
+ * records them, else the size the parameters ask for (aspect ratio, resolution), as requested.
+ */
+function sizeOf(params: Record<string, unknown>, result: Record<string, unknown>): string {
+  if (positiveInteger(result.width) && positiveInteger(result.height))
+    return `${result.width}x${result.height}`;
+  return (
+    pixelSizeOf(params.aspect_ratio, params.resolution) ??
+    (pixelSizeOf(DEFAULT_ASPECT_RATIO, params.resolution) as string)
+  );
+}
+
 export function presentOpenAiVideo(task: TaskRow) {
   const params = parseObject(task.params);
   const result = task.status === 'completed' ? parseObject(task.result) : {};
@@ -37,7 +56,7 @@ export function presentOpenAiVideo(task: TaskRow) {
     expires_at: null,
     prompt: typeof params.prompt === 'string' ? params.prompt : null,
     seconds: typeof duration === 'number' ? String(duration) : null,
-    size: pixelSizeOf(params.aspect_ratio, params.resolution),
+    size: sizeOf(params, result),
     remixed_from_video_id: null,
     error:
       task.status === 'failed'
@@ -59,7 +78,7 @@ export const openAiVideoSchema = {
     expires_at: { type: ['integer', 'null'] },
     prompt: { type: ['string', 'null'] },
     seconds: { type: ['string', 'null'] },
-    size: { type: ['string', 'null'] },
+    size: { type: 'string' },
     remixed_from_video_id: { type: ['string', 'null'] },
     error: {
       anyOf: [

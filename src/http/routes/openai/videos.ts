@@ -1,7 +1,8 @@
 // OpenAI's videos API over video tasks: POST /v1/videos creates a task (held as on POST /generate)
 // and answers the video object (status queued); GET /v1/videos/{id} is the object, owner-scoped;
-// GET /v1/videos/{id}/content streams the MP4. The body is JSON or multipart/form-data of text
-// fields: the official openai SDK always sends videos.create as a form.
+// GET /v1/videos/{id}/content streams the MP4; GET /v1/videos is the cursor list of the caller's
+// videos and DELETE /v1/videos/{id} drops a final video's media. The body is JSON or
+// multipart/form-data of text fields: the official openai SDK always sends videos.create as a form.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { AppError } from '../../../domain/errors.js';
@@ -13,9 +14,10 @@ import {
   requestedModel,
 } from '../../../domain/openai/mapping.js';
 import { runIdempotent } from '../../../services/idempotency.js';
+import { deleteVideo } from '../../../services/openai/delete-video.js';
 import { resolveOpenAiModel } from '../../../services/openai/model.js';
 import { objectNameOf } from '../../../services/openai/result-object.js';
-import type { TaskRow } from '../../../storage/repositories/tasks.js';
+import { listVideos, ownVideo, type VideoPageQuery } from '../../../services/openai/videos.js';
 import { bodyObject } from '../../body.js';
 import { captureFormBodies, isFormBody } from '../../form-body.js';
 import { sendStoredObject } from '../../object-response.js';
@@ -31,16 +33,17 @@ const videoIdParams = {
   required: ['video_id'],
 } as const;
 
-/** The caller's video task; another account's id, an image task and an unknown id are one 404. */
-async function videoOf(ctx: AppContext, accountId: number, videoId: string): Promise<TaskRow> {
-  const notFound = new AppError('not_found', 'Video not found');
-  const task = await ctx.tasks.getForOwner(accountId, videoId).catch((error: unknown) => {
-    if (error instanceof AppError && error.code === 'task_not_found') throw notFound;
-    throw error;
-  });
-  if (task.kind !== 'video') throw notFound;
-  return task;
-}
+const videoListSchema = {
+  type: 'object',
+  properties: {
+    object: { type: 'string', enum: ['list'] },
+    data: { type: 'array', items: openAiVideoSchema },
+    first_id: { type: ['string', 'null'] },
+    last_id: { type: ['string', 'null'] },
+    has_more: { type: 'boolean' },
+  },
+  required: ['object', 'data', 'first_id', 'last_id', 'has_more'],
+} as const;
 
 export async function registerVideoRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(async (scope) => {
@@ -99,6 +102,66 @@ export async function registerVideoRoutes(app: FastifyInstance, ctx: AppContext)
     );
   });
 
+  app.get<{ Querystring: VideoPageQuery }>(
+    ROUTE,
+    {
+      config: { access: 'key' },
+      schema: {
+        tags: ['openai'],
+        summary: "The calling account's videos, newest first (OpenAI cursor list)",
+        description:
+          'Video tasks made through POST /v1/videos or POST /generate, deleted ones left out. ' +
+          'limit 1-100 (20), after = the id of the last video of the previous page, order desc (default) or asc.',
+        querystring: {
+          type: 'object',
+          properties: { limit: { type: 'string' }, after: { type: 'string' }, order: { type: 'string' } },
+        },
+        response: { 200: videoListSchema },
+      },
+    },
+    async (request) => {
+      const page = await listVideos(ctx.storage, request.apiKey.accountId, request.query);
+      const data = page.videos.map(presentOpenAiVideo);
+      return {
+        object: 'list',
+        data,
+        first_id: data[0]?.id ?? null,
+        last_id: data.at(-1)?.id ?? null,
+        has_more: page.hasMore,
+      };
+    },
+  );
+
+  app.delete<{ Params: { video_id: string } }>(
+    `${ROUTE}/:video_id`,
+    {
+      config: { access: 'key' },
+      schema: {
+        tags: ['openai'],
+        summary: 'Delete the stored MP4 of a completed or failed video; the charge stays',
+        description:
+          'A queued or in-progress video is 409 video_not_ready. Afterwards the video is 404 here and ' +
+          'left out of the list; GET /tasks/{id} keeps the task (its video_url answers 404) with result.deleted_at.',
+        params: videoIdParams,
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              object: { type: 'string', enum: ['video.deleted'] },
+              deleted: { type: 'boolean' },
+            },
+            required: ['id', 'object', 'deleted'],
+          },
+        },
+      },
+    },
+    async (request) => {
+      const id = await deleteVideo(ctx, request.apiKey.accountId, request.params.video_id);
+      return { id, object: 'video.deleted', deleted: true };
+    },
+  );
+
   app.get<{ Params: { video_id: string } }>(
     `${ROUTE}/:video_id`,
     {
@@ -111,7 +174,7 @@ export async function registerVideoRoutes(app: FastifyInstance, ctx: AppContext)
       },
     },
     async (request) =>
-      presentOpenAiVideo(await videoOf(ctx, request.apiKey.accountId, request.params.video_id)),
+      presentOpenAiVideo(await ownVideo(ctx.storage, request.apiKey.accountId, request.params.video_id)),
   );
 
   app.get<{ Params: { video_id: string }; Querystring: { variant?: string } }>(
@@ -127,7 +190,7 @@ export async function registerVideoRoutes(app: FastifyInstance, ctx: AppContext)
     },
     async (request, reply) => {
       const variant = request.query.variant ?? 'video';
-      const task = await videoOf(ctx, request.apiKey.accountId, request.params.video_id);
+      const task = await ownVideo(ctx.storage, request.apiKey.accountId, request.params.video_id);
       if (variant !== 'video')
         throw new AppError(
           'not_found',
