@@ -52,6 +52,7 @@ export function toChatCompletion(message: MessageResponse, created: number): Cha
         logprobs: null,
       },
     ],
-    usage: toChatUsage(message.usage ?? {}),
+    // Without usage (a proxy that drops it) the gateway estimates instead of billing zero.
+    ...(message.usage ? { usage: toChatUsage(message.usage) } : {}),
   };
 }

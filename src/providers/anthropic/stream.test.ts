@@ -143,6 +143,19 @@ describe('translateStream', () => {
     });
   });
 
+  it('sends no usage chunk when Anthropic (or a proxy) reported none, so the gateway estimates instead of billing zero', async () => {
+    const { chunks } = await run(
+      event('message_start', {
+        message: { id: 'msg_2', type: 'message', role: 'assistant', content: [], model: 'm' },
+      }) +
+        event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'x' } }) +
+        event('message_delta', { delta: { stop_reason: 'end_turn' } }) +
+        event('message_stop', {}),
+    );
+    expect(chunks.some((c) => c.usage)).toBe(false);
+    expect(chunks.at(-1)?.choices[0].finish_reason).toBe('stop');
+  });
+
   it('maps refusal to content_filter and end_turn to stop', async () => {
     for (const [reason, finish] of [
       ['refusal', 'content_filter'],

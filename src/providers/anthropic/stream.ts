@@ -48,6 +48,8 @@ export async function* translateStream(
     model,
     choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
   });
+  /** False until an event reported usage: then the gateway's own estimate bills instead of a zero. */
+  let sawUsage = false;
   const usageChunk = (): ChatCompletionChunk => ({
     id,
     object: 'chat.completion.chunk',
@@ -69,7 +71,7 @@ export async function* translateStream(
       // After message_stop, keep reading to the end so the connection returns to the pool.
       if (stopped) continue;
       if (message.event === 'error') {
-        if (id) yield usageSoFar();
+        if (sawUsage) yield usageSoFar();
         throw anthropicStreamError(message.data);
       }
       let event: StreamEvent;
@@ -83,6 +85,7 @@ export async function* translateStream(
           id = event.message?.id ?? id;
           model = event.message?.model ?? model;
           usage = mergeUsage(usage, event.message?.usage);
+          sawUsage ||= event.message?.usage !== undefined;
           yield chunk({ role: 'assistant', content: '' });
           break;
         case 'content_block_start': {
@@ -118,15 +121,16 @@ export async function* translateStream(
         }
         case 'message_delta':
           usage = mergeUsage(usage, event.usage);
+          sawUsage ||= event.usage !== undefined;
           if (event.delta && 'stop_reason' in event.delta)
             yield chunk({}, finishReason(event.delta.stop_reason));
           break;
         case 'message_stop':
-          yield usageChunk();
+          if (sawUsage) yield usageChunk();
           stopped = true;
           break;
         case 'error':
-          if (id) yield usageSoFar();
+          if (sawUsage) yield usageSoFar();
           throw anthropicStreamError(message.data);
         default:
           // ping, content_block_stop, and event types added later
@@ -135,7 +139,7 @@ export async function* translateStream(
     }
   }
   if (!stopped) {
-    if (id) yield usageSoFar();
+    if (sawUsage) yield usageSoFar();
     throw new AppError('upstream_error', 'The upstream provider ended the stream before it was complete');
   }
 }
