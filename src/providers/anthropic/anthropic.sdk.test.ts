@@ -459,6 +459,20 @@ describe('Claude through the native Messages adapter, with the openai SDK', () =
     expect(await balanceOf(app, key.keyId)).toEqual(before);
   });
 
+  it('sends the max_tokens the balance covers when the client gave none, so the charge stays within the hold', async () => {
+    fake.script({
+      content: [{ type: 'text', text: 'Short.' }],
+      usage: { input_tokens: 9, output_tokens: 2 },
+    });
+    const key = await app.newKey({ balanceRub: 1 });
+    const before = (await balanceOf(app, key.keyId)).balance;
+    await client(key).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
+    // 1 RUB covers fewer than 1,000,000 / 1,350 completion tokens at claude-sonnet-4-5's output price.
+    expect(upstreamBody().max_tokens).toBeGreaterThan(0);
+    expect(upstreamBody().max_tokens).toBeLessThan(741);
+    await expectCharged(key, before, 9, 2, 5_130);
+  });
+
   it('refuses what Claude cannot express before calling it (422), holding nothing', async () => {
     const key = await app.newKey({ balanceRub: 1000 });
     const before = await balanceOf(app, key.keyId);
