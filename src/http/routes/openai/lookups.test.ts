@@ -122,9 +122,13 @@ describe('OpenAI lookups', () => {
     it('lists the caller’s videos from every endpoint, newest first, in pages', async () => {
       const key = await app.newKey();
       const other = await app.newKey();
+      // Creation order is by millisecond (ties go by id): the pauses keep the three apart.
+      const pause = () => new Promise((resolve) => setTimeout(resolve, 3));
       const a = (await createVideo(key)).id;
+      await pause();
       const b = (await generate(app, key, { model_name: 'kling-2-1', prompt: 'native' })).json().task_id;
       await generate(app, key, { model_name: 'flux-1-1-pro', prompt: 'an image is not a video' });
+      await pause();
       const c = (await createVideo(key)).id;
       await createVideo(other);
 
