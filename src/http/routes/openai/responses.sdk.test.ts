@@ -216,6 +216,21 @@ describe('the AI SDK (ai 6, @ai-sdk/openai 3) in its default Responses mode', ()
     await expectBilledExactly(key, 'gpt-4o', usage.inputTokens!, 6, before);
   });
 
+  it('continues a conversation with store: false; its default store: true sends an item_reference, refused', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const model = aiProvider(key)('gpt-4o');
+    const first = await generateText({ model, prompt: 'Remember the word teal' });
+    const messages = [
+      { role: 'user' as const, content: 'Remember the word teal' },
+      ...first.response.messages,
+      { role: 'user' as const, content: 'Which word?' },
+    ];
+    const second = await generateText({ model, messages, providerOptions: { openai: { store: false } } });
+    expect(second.text).toBe('Simulated reply from gpt-4o: you said Which word?');
+    const refused = await generateText({ model, messages, maxRetries: 0 }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ statusCode: 422, message: expect.stringMatching(/item_reference/) });
+  });
+
   for (const mode of ['generateText', 'streamText'] as const) {
     it(`runs a two-step tool call with ${mode}: the tool executes and its result is answered`, async () => {
       const key = await app.newKey({ balanceRub: 100 });
