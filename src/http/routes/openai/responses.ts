@@ -9,6 +9,7 @@ import { parseResponsesRequest } from '../../../domain/openai/responses/request.
 import { completionToResponse, responseIdOf } from '../../../domain/openai/responses/response.js';
 import { ResponsesStreamTranslator, type StreamFailure } from '../../../domain/openai/responses/stream.js';
 import { Cancellation } from '../../../providers/cancellation.js';
+import type { AuthenticatedKey } from '../../../services/auth.js';
 import type { ChatStreamSink } from '../../../services/chat/chat-call.js';
 import { bodyObject } from '../../body.js';
 import { sseSink } from '../../sse.js';
@@ -63,11 +64,7 @@ export function registerResponsesRoute(app: FastifyInstance, ctx: AppContext): v
 }
 
 /** ChatService.open, with the chat field a refusal names translated back to the Responses one. */
-async function openChat(
-  ctx: AppContext,
-  key: Parameters<AppContext['chat']['open']>[0],
-  body: Record<string, unknown>,
-) {
+async function openChat(ctx: AppContext, key: AuthenticatedKey, body: Record<string, unknown>) {
   try {
     return await ctx.chat.open(key, body);
   } catch (error) {
