@@ -9,6 +9,11 @@ export const ERRORS = {
     message: 'A required parameter is missing',
   },
   /** An upstream answered 400/413/422: the request itself is at fault, so the client sees a 4xx. */
+  unsupported_parameter: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'This parameter is not supported',
+  },
   upstream_rejected_request: {
     status: 400,
     type: 'invalid_request_error',

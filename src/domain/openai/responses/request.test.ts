@@ -191,9 +191,10 @@ describe('parseResponsesRequest: refusals name the Responses parameter', () => {
       { input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] },
       'input[0].content[0].file_id',
     ],
-  ])('refuses %j with invalid_parameter on %s', (body, param) => {
+  ])('refuses %j with 400 unsupported_parameter on %s', (body, param) => {
     const error = refusal({ input: 'hi', ...body });
-    expect(error.code).toBe('invalid_parameter');
+    expect(error.code).toBe('unsupported_parameter');
+    expect(error.status).toBe(400);
     expect(error.param).toBe(param);
   });
 

@@ -31,7 +31,7 @@ export interface ResponsesRequest {
  * Invalid values answer invalid_parameter (422, the catalog's code for a well-formed request the
  * gateway will not serve), as for chat. Kept as one constant in case a 400 code is added.
  */
-const UNSUPPORTED = 'invalid_parameter' as const;
+const UNSUPPORTED = 'unsupported_parameter' as const;
 const unsupported = (param: string, message: string) => new AppError(UNSUPPORTED, message, param);
 const missing = (param: string) => new AppError('missing_parameter', `${param} is required`, param);
 const invalid = (param: string, rule: string) => new AppError('invalid_parameter', `${param} ${rule}`, param);

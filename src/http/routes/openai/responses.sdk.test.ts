@@ -178,10 +178,10 @@ describe('the openai package: client.responses.create', () => {
     const openai = client(key);
     await expect(
       openai.responses.create({ model: 'gpt-4o', input: 'hi', previous_response_id: 'resp_123' }),
-    ).rejects.toMatchObject({ status: 422, code: 'invalid_parameter', param: 'previous_response_id' });
+    ).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'previous_response_id' });
     await expect(
       openai.responses.create({ model: 'gpt-4o', input: 'hi', tools: [{ type: 'web_search' }] }),
-    ).rejects.toMatchObject({ status: 422, param: 'tools[0].type' });
+    ).rejects.toMatchObject({ status: 400, param: 'tools[0].type' });
     expect(await app.ctx.storage.usage.listForAccount(key.accountId, { keyId: key.keyId })).toEqual([]);
   });
 });
@@ -228,7 +228,7 @@ describe('the AI SDK (ai 6, @ai-sdk/openai 3) in its default Responses mode', ()
     const second = await generateText({ model, messages, providerOptions: { openai: { store: false } } });
     expect(second.text).toBe('Simulated reply from gpt-4o: you said Which word?');
     const refused = await generateText({ model, messages, maxRetries: 0 }).catch((e: unknown) => e);
-    expect(refused).toMatchObject({ statusCode: 422, message: expect.stringMatching(/item_reference/) });
+    expect(refused).toMatchObject({ statusCode: 400, message: expect.stringMatching(/item_reference/) });
   });
 
   for (const mode of ['generateText', 'streamText'] as const) {
