@@ -30,6 +30,14 @@ export const ERRORS = {
     type: 'invalid_request_error',
     message: 'Idempotency-Key must be 8 to 256 printable ASCII characters',
   },
+  /** A JSON body nested deeper than the limit (refused while reading, before anything parses it). */
+  body_too_deep: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Request body is nested too deeply',
+  },
+  /** The HTTP request itself could not be parsed (answered by the server before any route). */
+  malformed_request: { status: 400, type: 'invalid_request_error', message: 'The HTTP request is malformed' },
   invalid_api_key: { status: 401, type: 'authentication_error', message: 'Invalid or missing API key' },
   invalid_signature: {
     status: 401,
@@ -63,7 +71,14 @@ export const ERRORS = {
   },
   /** GET /v1/videos/{id}/content of a video that is not completed (yet, or ever). */
   video_not_ready: { status: 409, type: 'conflict_error', message: 'The video is not completed' },
+  /** The request's headers or body did not arrive within the server's time limit. */
+  request_timeout: {
+    status: 408,
+    type: 'invalid_request_error',
+    message: 'The request did not arrive in time',
+  },
   payload_too_large: { status: 413, type: 'invalid_request_error', message: 'Request body is too large' },
+  uri_too_long: { status: 414, type: 'invalid_request_error', message: 'Request URL is too long' },
   range_not_satisfiable: {
     status: 416,
     type: 'invalid_request_error',
@@ -73,6 +88,11 @@ export const ERRORS = {
     status: 415,
     type: 'invalid_request_error',
     message: 'Content-Type must be application/json',
+  },
+  request_headers_too_large: {
+    status: 431,
+    type: 'invalid_request_error',
+    message: 'Request headers are too large',
   },
   model_name_required: {
     status: 422,

@@ -8,6 +8,7 @@ import { registerErrorHandling } from './errors.js';
 import { registerJsonOnlyBodies } from './plugins/content-type.js';
 import { registerCors } from './plugins/cors.js';
 import { registerGuard } from './plugins/guard.js';
+import { lowLevelErrorOptions, registerLowLevelErrors } from './plugins/low-level-errors.js';
 import { registerAdminRoutes } from './routes/admin/admin.js';
 import { registerHookRoutes } from './routes/hooks/hooks.js';
 import { registerGenerateRoute } from './routes/native/generate.js';
@@ -35,6 +36,8 @@ export async function buildHttpApp(
   extraRoutes: RouteModule[] = [],
 ): Promise<FastifyInstance> {
   const app = Fastify({
+    // 431/414/400/408 from Node's parser and Fastify's router, in the one error shape.
+    ...lowLevelErrorOptions,
     logger: ctx.config.logLevel === 'silent' ? false : { level: ctx.config.logLevel },
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
@@ -44,6 +47,7 @@ export async function buildHttpApp(
   });
   registerErrorHandling(app);
   registerJsonOnlyBodies(app);
+  registerLowLevelErrors(app);
 
   await app.register(swagger, {
     openapi: {

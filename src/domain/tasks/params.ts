@@ -5,6 +5,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { CatalogModel } from '../catalog/model.js';
 import { AppError } from '../errors.js';
+import { MAX_JSON_DEPTH, valueTooDeep } from '../json-depth.js';
 
 // ajv-formats is CommonJS: under NodeNext its default export arrives as the module object.
 type FormatsPlugin = typeof addFormatsModule.default;
@@ -51,6 +52,14 @@ export class ParamsValidator {
 
   /** Returns a copy of `params` with the schema defaults applied, or throws the first failure. */
   validate(model: CatalogModel, params: Params): Params {
+    // The copy and the schema walk below recurse: bound the depth first, iteratively. The HTTP layer
+    // refuses deeper bodies already; this keeps every other caller safe too.
+    if (valueTooDeep(params, MAX_JSON_DEPTH))
+      throw new AppError(
+        'invalid_parameter',
+        `params is nested more than ${MAX_JSON_DEPTH} levels deep`,
+        'params',
+      );
     // Params come from a JSON body and are stored as JSON: a JSON round trip is a faithful deep copy,
     // and for small objects several times cheaper than structuredClone.
     const copy = JSON.parse(JSON.stringify(params)) as Params;
