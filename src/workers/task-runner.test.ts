@@ -222,7 +222,18 @@ describe.each(ENGINES)('task runner with the simulator on %s', (engine) => {
     const key = await app.newKey({ balanceRub: 100 });
     const taskId = await create(app, key, { model_name: 'seedance-2' });
     const task = await getTask(app, key, taskId);
-    expect(Object.keys(task).sort()).toEqual(['created_at', 'error', 'result', 'status', 'task_id']);
+    // The spec's fields, plus model_name, cost and finished_at (issue 16: additions only).
+    expect(Object.keys(task).sort()).toEqual([
+      'cost',
+      'created_at',
+      'error',
+      'finished_at',
+      'model_name',
+      'result',
+      'status',
+      'task_id',
+    ]);
+    expect(task).toMatchObject({ model_name: 'seedance-2' });
     expect(task.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(['pending', 'processing']).toContain(task.status);
     await waitForFinal(app, key, taskId);

@@ -441,3 +441,72 @@ describe.each(ENGINES)('video tasks of an owner on %s', (engine) => {
     expect(listed).not.toContain(failed);
   });
 });
+
+describe.each(ENGINES)('task list of an owner on %s', (engine) => {
+  let app: TaskTestApp;
+  let mine: TestKey;
+  let theirs: TestKey;
+  const T0 = 1_710_000_000_000;
+
+  beforeAll(async () => {
+    app = await createTaskTestApp({ engine, runner: false });
+    mine = await app.newKey();
+    theirs = await app.newKey();
+  });
+  afterAll(() => app.dispose());
+
+  let serial = 0;
+  const insert = async (
+    key: TestKey,
+    fields: { createdAt: number; model?: string; kind?: string; status?: 'completed' | 'failed' | 'pending' },
+  ) => {
+    const id = `0191b000-0000-7000-8000-${(++serial).toString(16).padStart(12, '0')}`;
+    const status = fields.status ?? 'completed';
+    await app.ctx.storage.tasks.insert({
+      id,
+      account_id: key.accountId,
+      key_id: key.keyId,
+      model_id: fields.model ?? 'seedream-4',
+      billing_model_id: fields.model ?? 'seedream-4',
+      kind: fields.kind ?? 'image',
+      status,
+      params: '{}',
+      hold_amount: 0,
+      attempts: 0,
+      requeues: 0,
+      processing_ms: 0,
+      result: null,
+      provider: 'simulator',
+      run_at: fields.createdAt,
+      created_at: fields.createdAt,
+      updated_at: fields.createdAt,
+      finished_at: status === 'pending' ? null : fields.createdAt,
+    });
+    return id;
+  };
+  const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
+
+  it('pages newest first through every kind of the owner’s tasks, with status and model filters', async () => {
+    const a = await insert(mine, { createdAt: T0, status: 'failed' });
+    const b = await insert(mine, { createdAt: T0 + 1, kind: 'video', model: 'sora-2' });
+    const c = await insert(mine, { createdAt: T0 + 1 }); // same millisecond: the id breaks the tie
+    await insert(theirs, { createdAt: T0 + 2 });
+    const d = await insert(mine, { createdAt: T0 + 3, status: 'pending' });
+    const tasks = app.ctx.storage.tasks;
+
+    expect(ids(await tasks.listForOwner(mine.accountId, { limit: 10 }))).toEqual([d, c, b, a]);
+    const first = await tasks.listForOwner(mine.accountId, { limit: 2 });
+    expect(ids(first)).toEqual([d, c]);
+    const after = { createdAt: first[1].created_at, id: first[1].id };
+    expect(ids(await tasks.listForOwner(mine.accountId, { limit: 2, after }))).toEqual([b, a]);
+    expect(ids(await tasks.listForOwner(mine.accountId, { limit: 10, status: 'completed' }))).toEqual([c, b]);
+    expect(ids(await tasks.listForOwner(mine.accountId, { limit: 10, modelId: 'sora-2' }))).toEqual([b]);
+    expect(
+      ids(await tasks.listForOwner(mine.accountId, { limit: 10, status: 'pending', modelId: 'sora-2' })),
+    ).toEqual([]);
+    expect(ids(await tasks.listForOwner(mine.accountId, { limit: 10, status: 'failed', after }))).toEqual([
+      a,
+    ]);
+    expect(await tasks.listForOwner(theirs.accountId + 1000, { limit: 5 })).toEqual([]);
+  });
+});

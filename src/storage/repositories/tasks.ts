@@ -257,6 +257,33 @@ export class TasksRepository {
   }
 
   /**
+   * One page of the owner's tasks of every kind, newest first (created_at, then id, descending),
+   * strictly after the `after` task in that order; optionally of one status and/or one model. Read
+   * off the tasks_account index (account_id, created_at); the filters are checked on the way.
+   */
+  async listForOwner(
+    accountId: number,
+    page: {
+      limit: number;
+      after?: { createdAt: number; id: string };
+      status?: TaskRow['status'];
+      modelId?: string;
+    },
+  ): Promise<TaskRow[]> {
+    let query = this.db.selectFrom('tasks').selectAll().where('account_id', '=', accountId);
+    if (page.status !== undefined) query = query.where('status', '=', page.status);
+    if (page.modelId !== undefined) query = query.where('model_id', '=', page.modelId);
+    if (page.after) {
+      const { createdAt, id } = page.after;
+      // created_at bounds the index range; the row value breaks ties within one millisecond.
+      query = query
+        .where('created_at', '<=', createdAt)
+        .where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(createdAt, id)));
+    }
+    return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
+  }
+
+  /**
    * Records that the owner deleted a final video task's media: `result` (which carries `deleted_at`)
    * replaces the stored one. False when the task is not the owner's final, undeleted video.
    */
