@@ -4,11 +4,13 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { registerPanelRoutes } from '../panel/routes.js';
+import { API_VERSION } from './api-version.js';
 import { registerErrorHandling } from './errors.js';
 import { registerJsonOnlyBodies } from './plugins/content-type.js';
 import { registerCors } from './plugins/cors.js';
 import { registerGuard } from './plugins/guard.js';
 import { lowLevelErrorOptions, registerLowLevelErrors } from './plugins/low-level-errors.js';
+import { registerRequestContext, requestIdFor, serializeRequest } from './plugins/request-context.js';
 import { registerAdminRoutes } from './routes/admin/admin.js';
 import { registerHookRoutes } from './routes/hooks/hooks.js';
 import { registerGenerateRoute } from './routes/native/generate.js';
@@ -21,39 +23,44 @@ import { registerImagesRoute } from './routes/openai/images.js';
 import { registerModelRoutes } from './routes/openai/models.js';
 import { registerResponsesRoute } from './routes/openai/responses.js';
 import { registerVideoRoutes } from './routes/openai/videos.js';
+import { registerProbeRoutes } from './routes/system/health.js';
 import { registerMetricsRoute } from './routes/system/metrics.js';
 
-const REQUEST_ID_PREFIX = crypto.randomUUID().slice(0, 8);
-let requestCounter = 0;
-function nextRequestId(): string {
-  return `${REQUEST_ID_PREFIX}-${(++requestCounter).toString(36)}`;
-}
-
 export type RouteModule = (app: FastifyInstance, ctx: AppContext) => void | Promise<void>;
+
+export interface HttpAppOptions {
+  /** Where the JSON logs go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
+}
 
 export async function buildHttpApp(
   ctx: AppContext,
   extraRoutes: RouteModule[] = [],
+  options: HttpAppOptions = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
     // 431/414/400/408 from Node's parser and Fastify's router, in the one error shape.
     ...lowLevelErrorOptions,
-    logger: ctx.config.logLevel === 'silent' ? false : { level: ctx.config.logLevel },
+    logger:
+      ctx.config.logLevel === 'silent'
+        ? false
+        : { level: ctx.config.logLevel, serializers: { req: serializeRequest }, stream: options.logStream },
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
-    // Our own request ids, unique across processes: a random prefix per process and a counter.
-    genReqId: nextRequestId,
+    // The client's X-Request-Id when valid, else ours: unique across processes.
+    genReqId: requestIdFor,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   });
   registerErrorHandling(app);
   registerJsonOnlyBodies(app);
   registerLowLevelErrors(app);
+  registerRequestContext(app);
 
   await app.register(swagger, {
     openapi: {
       info: {
         title: 'gengate',
-        version: '0.1.0',
+        version: API_VERSION,
         description: 'Generation gateway: video, image and text models behind one API key.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
@@ -88,6 +95,7 @@ export async function buildHttpApp(
   registerAdminRoutes(app, ctx);
   registerPanelRoutes(app, ctx);
   registerMetricsRoute(app, ctx);
+  registerProbeRoutes(app, ctx);
   await registerHookRoutes(app, ctx);
   for (const register of extraRoutes) await register(app, ctx);
   return app;

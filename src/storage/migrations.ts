@@ -322,3 +322,26 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
     return applied;
   });
 }
+
+/**
+ * The known migrations not yet recorded in the database (all of them when it was never migrated).
+ * Empty means the schema is at the latest migration: the readiness probe asks this.
+ */
+export async function pendingMigrations(db: Pick<Db, 'kysely' | 'engine'>): Promise<string[]> {
+  const known = Object.keys(migrations(db.engine)).sort();
+  let rows: { name: string }[];
+  try {
+    rows = await (db.kysely as unknown as AnyDb).selectFrom(MIGRATIONS_TABLE).select('name').execute();
+  } catch (error) {
+    // No bookkeeping table yet (not introspection: see migrateToLatest).
+    if (isMissingTable(error)) return known;
+    throw error;
+  }
+  const done = new Set(rows.map((r) => r.name));
+  return known.filter((name) => !done.has(name));
+}
+
+function isMissingTable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return e?.code === '42P01' || /no such table/i.test(e?.message ?? '');
+}
