@@ -18,8 +18,10 @@ async function fill(file: string, backgroundCheckpoint: boolean): Promise<{ befo
     // About 0.8 MB in 200 commits: ~400 WAL pages, under SQLite's default threshold of 1,000.
     for (let i = 0; i < 200; i++)
       await sql`insert into t (body) values (${'x'.repeat(4000)})`.execute(db.kysely);
-    const deadline = Date.now() + 5_000;
-    while (backgroundCheckpoint && statSync(file).size <= before && Date.now() < deadline)
+    // Wait for the whole WAL to be copied, not its first pages: on a loaded machine the
+    // checkpointer's thread may be part-way through when the file first grows.
+    const deadline = Date.now() + 10_000;
+    while (backgroundCheckpoint && statSync(file).size <= before + 400_000 && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 20));
     return { before, after: statSync(file).size };
   } finally {
