@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { API_VERSION } from '../api-version.js';
+import type { RawJsonBody } from '../raw-json.js';
 
 /** A client's id is taken as is only when it is short and safe to put in logs and headers. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -58,6 +59,8 @@ const MAX_LOGGED_MODEL = 128;
 /** The model a request names in its body: OpenAI's `model`, ours `params.model_name` or `model_name`. */
 function modelOf(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
+  // Idempotent POSTs keep the raw bytes next to the parsed value (raw-json.ts).
+  if (Buffer.isBuffer((body as RawJsonBody).raw)) return modelOf((body as RawJsonBody).value);
   const b = body as Record<string, unknown>;
   const params =
     typeof b.params === 'object' && b.params !== null ? (b.params as Record<string, unknown>) : {};
