@@ -209,12 +209,13 @@ async function serve(config: Config, role: string): Promise<void> {
     await http.listen({ host: config.host, port: config.port });
     // Seeded only once listening: a start that fails (port taken) must not use up the one showing of the key.
     const secret = await seedDemoAccount(ctx);
-    console.log(
+    // For the person at the terminal: stderr, so that stdout carries only the JSON logs.
+    console.error(
       `gengate listening on ${config.publicUrl} (${ctx.storage.engine}); docs at ${config.publicUrl}/docs`,
     );
-    if (secret) console.log(demoBanner(secret, config.publicUrl));
+    if (secret) console.error(demoBanner(secret, config.publicUrl));
   } else {
-    console.log(`gengate worker running (${ctx.storage.engine})`);
+    console.error(`gengate worker running (${ctx.storage.engine})`);
   }
   // Worker loops unref their timers; without a listening server nothing else would keep the process up.
   const keepAlive = role === 'worker' ? setInterval(() => {}, 1 << 30) : undefined;

@@ -32,7 +32,10 @@ function freePort(): Promise<number> {
 
 interface Server {
   child: ChildProcess;
+  /** stdout and stderr interleaved. */
   output: () => string;
+  stdout: () => string;
+  stderr: () => string;
   url: string;
 }
 
@@ -53,9 +56,23 @@ async function serve(dir: string, port: number, extra: Record<string, string> = 
   running.add(child);
   child.once('exit', () => running.delete(child));
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const server = { child, output: () => output, url: `http://127.0.0.1:${port}` };
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+    stdout += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+    stderr += chunk;
+  });
+  const server = {
+    child,
+    output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    url: `http://127.0.0.1:${port}`,
+  };
   await waitForOutput(server, /gengate listening on/);
   return server;
 }
@@ -65,6 +82,7 @@ function waitForOutput(server: Server, pattern: RegExp): Promise<void> {
     const done = (error?: Error) => {
       clearTimeout(timer);
       server.child.stdout!.off('data', check);
+      server.child.stderr!.off('data', check);
       server.child.off('exit', exited);
       if (error) fail(error);
       else ready();
@@ -79,6 +97,7 @@ function waitForOutput(server: Server, pattern: RegExp): Promise<void> {
       STARTUP_TIMEOUT_MS,
     );
     server.child.stdout!.on('data', check);
+    server.child.stderr!.on('data', check);
     server.child.once('exit', exited);
     check();
   });
@@ -95,6 +114,17 @@ function stop(child: ChildProcess): Promise<number | null> {
     });
     child.kill('SIGTERM');
   });
+}
+
+/** stdout carries only JSON log lines: the listening line and the banner go to stderr. */
+function expectJsonOnlyOnStdout(server: Server): void {
+  const lines = server
+    .stdout()
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+  expect(lines.length).toBeGreaterThan(0);
+  for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+  expect(server.stderr()).toMatch(/gengate listening on/);
 }
 
 function dataDir(): string {
@@ -123,6 +153,9 @@ describe.concurrent('first start', { timeout: 300_000 }, () => {
     expect(new Set(keys).size).toBe(1);
     const key = keys[0];
     expect(first.output()).toContain(`curl -s ${first.url}/me/balance -H "Authorization: Bearer ${key}"`);
+    // The banner (and its key) is on stderr only, once.
+    expect(first.stderr().split('A demo account was created')).toHaveLength(2);
+    expect(first.stdout()).not.toContain(key);
 
     const balance = await fetch(`${first.url}/me/balance`, { headers: { authorization: `Bearer ${key}` } });
     expect(balance.status).toBe(200);
@@ -134,6 +167,7 @@ describe.concurrent('first start', { timeout: 300_000 }, () => {
       expect.arrayContaining(['seedance-2', 'kling-2-1', 'flux-1-1-pro', 'gpt-4o', 'claude-sonnet-4']),
     );
     expect(await stop(first.child)).toBe(0);
+    expectJsonOnlyOnStdout(first);
 
     const second = await serve(dir, port);
     const again = await fetch(`${second.url}/me/balance`, { headers: { authorization: `Bearer ${key}` } });
@@ -150,6 +184,7 @@ describe.concurrent('first start', { timeout: 300_000 }, () => {
     const catalog = await fetch(`${server.url}/public/models`);
     expect(catalog.status).toBe(200);
     expect(await stop(server.child)).toBe(0);
+    expectJsonOnlyOnStdout(server);
     expect(server.output()).not.toMatch(/sk_live_/);
     expect(countRows(dir, 'accounts')).toBe(0);
     expect(countRows(dir, 'api_keys')).toBe(0);
