@@ -15,6 +15,18 @@ export interface ModelSpend {
   requests: number;
 }
 
+/** One model's use on one UTC day (day = days since the epoch). Money in micro-rubles. */
+export interface DailyModelUsage {
+  day: number;
+  model_id: string;
+  requests: number;
+  spent: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+const DAY_MS = 86_400_000;
+
 export class AnalyticsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -57,5 +69,77 @@ export class AnalyticsRepository {
       model_id: r.model_id,
       requests: Number(r.requests),
     }));
+  }
+
+  /**
+   * One key's use per model and UTC day of the request's creation, for requests created in
+   * [from, to) (epoch ms): tasks (spend = their ledger capture, none for a failed task) and chat
+   * requests (their usage rows: tokens and captured cost). Read off the (account_id, created_at)
+   * indexes of both tables; the capture through the ledger's (task_id, kind) key. Sorted by day,
+   * then model.
+   */
+  async dailyUsageOfKey(
+    accountId: number,
+    keyId: number,
+    from: number,
+    to: number,
+  ): Promise<DailyModelUsage[]> {
+    const tasks = await this.db
+      .selectFrom('tasks')
+      .leftJoin('ledger_entries as capture', (join) =>
+        join.onRef('capture.task_id', '=', 'tasks.id').on('capture.kind', '=', 'capture'),
+      )
+      .select([
+        sql<number>`tasks.created_at / ${sql.lit(DAY_MS)}`.as('day'),
+        'tasks.model_id',
+        sql<number>`count(*)`.as('requests'),
+        sql<number>`coalesce(sum(capture.amount), 0)`.as('spent'),
+        sql<number>`0`.as('input_tokens'),
+        sql<number>`0`.as('output_tokens'),
+      ])
+      .where('tasks.account_id', '=', accountId)
+      .where('tasks.key_id', '=', keyId)
+      .where('tasks.created_at', '>=', from)
+      .where('tasks.created_at', '<', to)
+      .groupBy([sql`tasks.created_at / ${sql.lit(DAY_MS)}`, 'tasks.model_id'])
+      .execute();
+    const chats = await this.db
+      .selectFrom('usage_records')
+      .select([
+        sql<number>`created_at / ${sql.lit(DAY_MS)}`.as('day'),
+        'model_id',
+        sql<number>`count(*)`.as('requests'),
+        sql<number>`coalesce(sum(cost), 0)`.as('spent'),
+        sql<number>`coalesce(sum(input_tokens), 0)`.as('input_tokens'),
+        sql<number>`coalesce(sum(output_tokens), 0)`.as('output_tokens'),
+      ])
+      .where('account_id', '=', accountId)
+      .where('key_id', '=', keyId)
+      .where('created_at', '>=', from)
+      .where('created_at', '<', to)
+      .groupBy([sql`created_at / ${sql.lit(DAY_MS)}`, 'model_id'])
+      .execute();
+    // A model may be both (in principle): add its rows up.
+    const merged = new Map<string, DailyModelUsage>();
+    for (const r of [...tasks, ...chats]) {
+      const day = Number(r.day);
+      const key = `${day}\u0000${r.model_id}`;
+      const into = merged.get(key) ?? {
+        day,
+        model_id: r.model_id,
+        requests: 0,
+        spent: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+      };
+      into.requests += Number(r.requests);
+      into.spent += Number(r.spent);
+      into.input_tokens += Number(r.input_tokens);
+      into.output_tokens += Number(r.output_tokens);
+      merged.set(key, into);
+    }
+    return [...merged.values()].sort((a, b) =>
+      a.day !== b.day ? a.day - b.day : a.model_id < b.model_id ? -1 : a.model_id > b.model_id ? 1 : 0,
+    );
   }
 }

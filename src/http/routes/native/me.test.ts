@@ -1,8 +1,9 @@
-// GET /me/balance and GET /me/keys: the calling key's balance, and its account (the spec's Account
-// object) with every live key masked.
+// GET /me/balance, GET /me/keys and GET /me/usage: the calling key's balance, its account (the spec's
+// Account object) with every live key masked, and the key's usage per model and day.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, createTestApp, type TestApp } from '../../../testing/app.js';
+import { ADMIN_TOKEN, createTestApp, type TestApp, type TestKey } from '../../../testing/app.js';
+import { createTaskTestApp, generate, type TaskTestApp, waitForFinal } from '../../../testing/tasks.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -93,5 +94,71 @@ describe('GET /me/keys', () => {
       allowed_ip_cidrs: null,
       rate_limit_per_min: 30,
     });
+  });
+});
+
+describe('GET /me/usage', () => {
+  let tasksApp: TaskTestApp;
+  beforeAll(async () => {
+    tasksApp = await createTaskTestApp();
+  });
+  afterAll(() => tasksApp.dispose());
+
+  // The task object's cost (rubles, once final); the test helper's type predates the field.
+  const costOf = (task: object) => (task as { cost: number }).cost;
+  const usage = (key: TestKey, query = '') =>
+    tasksApp.http.inject({ method: 'GET', url: `/me/usage${query}`, headers: key.auth });
+
+  it('gives the key its requests and spend per model and day, by default over the last 30 days', async () => {
+    const key = await tasksApp.newKey({ balanceRub: 100 });
+    const sibling = await tasksApp.newKey({ balanceRub: 100, messagingId: key.messagingId });
+    const taskIds: string[] = [];
+    for (const who of [key, key, sibling]) {
+      const created = await generate(tasksApp, who, { model_name: 'seedream-4', prompt: 'a lighthouse' });
+      taskIds.push(created.json().task_id);
+    }
+    const finals = await Promise.all(
+      taskIds.map((id, i) => waitForFinal(tasksApp, i < 2 ? key : sibling, id)),
+    );
+    const today = new Date().toISOString().slice(0, 10);
+    const from = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+    const res = await usage(key);
+    expect(res.statusCode).toBe(200);
+    const spent = costOf(finals[0]) + costOf(finals[1]);
+    expect(spent).toBeGreaterThan(0);
+    expect(res.json()).toEqual({
+      object: 'usage',
+      from,
+      to: today,
+      data: [
+        { date: today, model_name: 'seedream-4', requests: 2, spent, input_tokens: 0, output_tokens: 0 },
+      ],
+      total: { requests: 2, spent, input_tokens: 0, output_tokens: 0 },
+    });
+    // The sibling key of the same account sees its own use only.
+    expect((await usage(sibling)).json().total.requests).toBe(1);
+    // A range that ends yesterday has none of it.
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    expect((await usage(key, `?from=2026-01-01&to=${yesterday}`)).json()).toMatchObject({
+      from: '2026-01-01',
+      data: [],
+      total: { requests: 0, spent: 0 },
+    });
+  });
+
+  it('refuses a bad date, an inverted range and a range over 366 days, naming the parameter', async () => {
+    const key = await tasksApp.newKey();
+    for (const [query, param] of [
+      ['?from=2026-02-30', 'from'],
+      ['?to=yesterday', 'to'],
+      ['?from=2026-03-02&to=2026-03-01', 'from'],
+      ['?from=2025-01-01&to=2026-01-02', 'from'],
+    ] as const) {
+      const res = await usage(key, query);
+      expect(res.statusCode, query).toBe(422);
+      expect(res.json().error).toMatchObject({ code: 'invalid_parameter', param });
+    }
+    expect((await usage(key, '?from=2025-01-01&to=2026-01-01')).statusCode).toBe(200); // 366 days
+    expect((await tasksApp.http.inject({ method: 'GET', url: '/me/usage' })).statusCode).toBe(401);
   });
 });
