@@ -8,8 +8,17 @@ export interface RawAnswer {
   raw: string;
 }
 
-/** Writes raw bytes on a fresh connection and reads the answer until the server closes it. */
-export function rawRequest(portNumber: number, data: string | Buffer, timeoutMs = 3000): Promise<RawAnswer> {
+/**
+ * Writes raw bytes on a fresh connection and reads the answer until the server closes it. With `end`,
+ * the client half-closes after writing (the server sees EOF, as with a truncated request). A server
+ * that gives no answer yields status NaN.
+ */
+export function rawRequest(
+  portNumber: number,
+  data: string | Buffer,
+  timeoutMs = 3000,
+  end = false,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(portNumber, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -32,6 +41,7 @@ export function rawRequest(portNumber: number, data: string | Buffer, timeoutMs 
     socket.on('close', finish);
     // The server may reset the connection while we still write a huge request: keep what came.
     socket.on('error', (error) => (chunks.length > 0 ? finish() : reject(error)));
-    socket.write(data);
+    if (end) socket.end(data);
+    else socket.write(data);
   });
 }

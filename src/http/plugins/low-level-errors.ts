@@ -25,7 +25,7 @@ import { sendError } from '../errors.js';
 /** The longest URL (path and query) served; nginx's default buffer is the same 8 KiB. */
 export const MAX_URL_BYTES = 8192;
 
-/** Fastify's router default, kept: no id or name in our paths comes near it. */
+/** Fastify's router default (maxParamLength), kept: no id or name in our paths comes near it. */
 const MAX_PARAM_LENGTH = 100;
 
 const tooDeep = () =>
@@ -99,7 +99,6 @@ function onFrameworkError(error: FastifyError, _request: FastifyRequest, reply: 
 export const lowLevelErrorOptions = {
   clientErrorHandler: onClientError,
   frameworkErrors: onFrameworkError,
-  maxParamLength: MAX_PARAM_LENGTH,
 } satisfies Partial<FastifyServerOptions>;
 
 /** The media types a JSON parser reads: application/json and any application/…+json. */
