@@ -69,6 +69,20 @@ describe('X-Request-Id and X-Api-Version', () => {
     expect(bad.headers['x-api-version']).toBe(API_VERSION);
   });
 
+  it('sets both headers on a streamed (SSE) answer too', async () => {
+    const key = await app.newKey();
+    const res = await app.http.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: { ...key.auth, 'x-request-id': 'r-stream' },
+      payload: { model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/event-stream/);
+    expect(res.headers['x-request-id']).toBe('r-stream');
+    expect(res.headers['x-api-version']).toBe(API_VERSION);
+  });
+
   it('GET /version answers the API version and the build', async () => {
     const res = await app.http.inject({ url: '/version' });
     expect(res.statusCode).toBe(200);
