@@ -1,6 +1,7 @@
 // Requests refused below the routes (Node's parser, Fastify's router, the body reader) answer in the
 // one error shape with the right status, over a real socket; a body nested too deeply is a 400, not
 // a stack overflow, and nothing is charged.
+import type { ConnectionError } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogModel } from '../domain/catalog/model.js';
 import { jsonTextTooDeep, MAX_JSON_DEPTH, valueTooDeep } from '../domain/json-depth.js';
@@ -8,7 +9,8 @@ import { ParamsValidator } from '../domain/tasks/params.js';
 import { readCatalogFile } from '../services/catalog.js';
 import { ADMIN_TOKEN, createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../testing/app.js';
 import { type RawAnswer, rawRequest } from '../testing/raw-http.js';
-import { MAX_URL_BYTES } from './plugins/low-level-errors.js';
+import { toAppError } from './errors.js';
+import { clientErrorOf, MAX_URL_BYTES } from './plugins/low-level-errors.js';
 
 let app: TestApp;
 let key: TestKey;
@@ -179,6 +181,35 @@ describe('nesting depth', () => {
     const [model] = readCatalogFile(new URL('../domain/catalog/default-models.json', import.meta.url), 1);
     expect(() => new ParamsValidator().validate(model as CatalogModel, { x: deep })).toThrowError(
       /nested more than/,
+    );
+  });
+});
+
+describe('mapping of low-level errors', () => {
+  const connectionError = (code: string, rawPacket?: Buffer) =>
+    // Fastify types rawPacket as its JSON form; Node hands the Buffer itself.
+    Object.assign(new Error(code), { code, bytesParsed: 0, rawPacket }) as unknown as ConnectionError;
+
+  it('maps each Node parser error to a catalog code', () => {
+    expect(clientErrorOf(connectionError('ERR_HTTP_REQUEST_TIMEOUT')).code).toBe('request_timeout');
+    expect(clientErrorOf(connectionError('HPE_CHUNK_EXTENSIONS_OVERFLOW')).code).toBe('payload_too_large');
+    expect(clientErrorOf(connectionError('HPE_INVALID_METHOD')).code).toBe('malformed_request');
+    expect(clientErrorOf(connectionError('HPE_HEADER_OVERFLOW')).code).toBe('request_headers_too_large');
+    const longLine = Buffer.from(`GET /${'a'.repeat(MAX_URL_BYTES)} HTTP/1.1\r\n`);
+    expect(clientErrorOf(connectionError('HPE_HEADER_OVERFLOW', longLine)).code).toBe('uri_too_long');
+    const longHeader = Buffer.from(`GET / HTTP/1.1\r\nX: ${'a'.repeat(MAX_URL_BYTES * 2)}`);
+    expect(clientErrorOf(connectionError('HPE_HEADER_OVERFLOW', longHeader)).code).toBe(
+      'request_headers_too_large',
+    );
+  });
+
+  it('maps framework errors by code or status, never to a 5xx', () => {
+    const withStatus = (statusCode: number) => Object.assign(new Error('x'), { statusCode });
+    expect(toAppError(withStatus(408)).code).toBe('request_timeout');
+    expect(toAppError(withStatus(414)).code).toBe('uri_too_long');
+    expect(toAppError(withStatus(431)).code).toBe('request_headers_too_large');
+    expect(toAppError(Object.assign(new Error('x'), { code: 'FST_ERR_BAD_URL' })).code).toBe(
+      'malformed_request',
     );
   });
 });

@@ -8,6 +8,17 @@ const FASTIFY_CODES: Record<string, AppError['code']> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_json',
+  FST_ERR_MAX_PARAM_LENGTH: 'uri_too_long',
+  FST_ERR_BAD_URL: 'malformed_request',
+};
+
+/** Statuses a framework or Node error may carry, for errors without a code of their own. */
+const STATUS_CODES_TO_APP: Record<number, AppError['code']> = {
+  408: 'request_timeout',
+  413: 'payload_too_large',
+  414: 'uri_too_long',
+  415: 'unsupported_media_type',
+  431: 'request_headers_too_large',
 };
 
 export function toAppError(error: FastifyError | Error): AppError {
@@ -27,8 +38,8 @@ export function toAppError(error: FastifyError | Error): AppError {
       param,
     );
   }
-  if (fastifyError.statusCode === 413) return new AppError('payload_too_large');
-  if (fastifyError.statusCode === 415) return new AppError('unsupported_media_type');
+  const byStatus = fastifyError.statusCode ? STATUS_CODES_TO_APP[fastifyError.statusCode] : undefined;
+  if (byStatus) return new AppError(byStatus);
   if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return new AppError('invalid_json', error.message);
   }
