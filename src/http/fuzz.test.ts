@@ -314,6 +314,10 @@ describe('fuzz: ids in the public GET routes', () => {
       (id: string) => `/v1/videos/${id}`,
       (id: string) => `/v1/videos/${id}/content`,
       (id: string) => `/public/models?model=${id}`,
+      (id: string) => `/tasks?limit=${id}&after=${id}`,
+      (id: string) => `/tasks?status=${id}&model=${id}`,
+      (id: string) => `/me/usage?from=${id}&to=${id}`,
+      (id: string) => `/v1/videos?after=${id}&limit=${id}`,
     ];
     await fc.assert(
       fc.asyncProperty(
