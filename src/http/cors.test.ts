@@ -106,7 +106,15 @@ describe('CORS_ORIGINS with a list of origins', () => {
     expect(ok.statusCode).toBe(200);
     expect(ok.headers['access-control-allow-origin']).toBe(ALLOWED);
     const exposed = String(ok.headers['access-control-expose-headers']).split(', ');
-    expect(exposed).toEqual(expect.arrayContaining(['Retry-After', 'X-Should-Retry', 'RateLimit-Remaining']));
+    expect(exposed).toEqual(
+      expect.arrayContaining([
+        'Retry-After',
+        'X-Should-Retry',
+        'RateLimit-Remaining',
+        'X-Request-Id',
+        'X-Api-Version',
+      ]),
+    );
 
     // The key allows one request a minute: the second is a 429 the browser script can read.
     const limited = await app.http.inject({

@@ -19,6 +19,8 @@ const EXPOSED_HEADERS = [
   'RateLimit-Reset',
   'Content-Range',
   'Accept-Ranges',
+  'X-Request-Id',
+  'X-Api-Version',
 ];
 
 const ONE_DAY_SECONDS = 86_400;
