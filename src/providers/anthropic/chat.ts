@@ -5,6 +5,7 @@ import type { Dispatcher } from 'undici';
 import type { ChatCompletion, ChatCompletionChunk } from '../../domain/chat/types.js';
 import { AppError } from '../../domain/errors.js';
 import type { ChatProvider, UpstreamChatCall } from '../chat-provider.js';
+import { readCapped, upstreamChunks } from '../http/chat-body.js';
 import type { UpstreamPools } from '../openai/pools.js';
 import { upstreamNetworkError } from '../openai/upstream-errors.js';
 import { anthropicHttpError } from './errors.js';
@@ -113,32 +114,14 @@ export class AnthropicChatProvider implements ChatProvider {
 
   async stream(call: UpstreamChatCall): Promise<AsyncIterable<ChatCompletionChunk>> {
     const response = await this.send(call, 'text/event-stream');
-    const chunks = translateStream(response.body, Math.floor(this.now() / 1000));
-    const cancellation = call.cancellation;
-    return {
-      async *[Symbol.asyncIterator]() {
-        try {
-          yield* chunks;
-        } catch (error) {
-          throw cancellation.aborted ? error : upstreamNetworkError(error);
-        } finally {
-          // Stopped early (client gone, upstream error event): drop the upstream request.
-          if (!response.body.readableEnded) response.body.destroy();
-        }
-      },
-    };
+    return upstreamChunks(
+      response.body,
+      translateStream(response.body, Math.floor(this.now() / 1000)),
+      call.cancellation,
+    );
   }
 
   async close(): Promise<void> {
     // The pools are shared between providers of one origin; the registry closes them.
   }
-}
-
-async function readCapped(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
-  let text = '';
-  const decoder = new TextDecoder();
-  for await (const bytes of body) {
-    if (text.length < limit) text += decoder.decode(bytes as Uint8Array, { stream: true });
-  }
-  return text.slice(0, limit);
 }

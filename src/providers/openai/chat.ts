@@ -5,6 +5,7 @@ import type { Dispatcher } from 'undici';
 import type { ChatCompletion, ChatCompletionChunk } from '../../domain/chat/types.js';
 import { AppError } from '../../domain/errors.js';
 import type { ChatProvider, UpstreamChatCall } from '../chat-provider.js';
+import { readCapped, upstreamChunks } from '../http/chat-body.js';
 import type { UpstreamPools } from './pools.js';
 import { readChatChunks } from './sse.js';
 import { upstreamHttpError, upstreamNetworkError } from './upstream-errors.js';
@@ -87,32 +88,10 @@ export class OpenAiChatProvider implements ChatProvider {
 
   async stream(call: UpstreamChatCall): Promise<AsyncIterable<ChatCompletionChunk>> {
     const response = await this.send(call, 'text/event-stream');
-    const chunks = readChatChunks(response.body);
-    const cancellation = call.cancellation;
-    return {
-      async *[Symbol.asyncIterator]() {
-        try {
-          yield* chunks;
-        } catch (error) {
-          throw cancellation.aborted ? error : upstreamNetworkError(error);
-        } finally {
-          // Stopped early (client gone): drop the upstream request rather than read it to the end.
-          if (!response.body.readableEnded) response.body.destroy();
-        }
-      },
-    };
+    return upstreamChunks(response.body, readChatChunks(response.body), call.cancellation);
   }
 
   async close(): Promise<void> {
     // The pools are shared between providers of one origin; the registry closes them.
   }
-}
-
-async function readCapped(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
-  let text = '';
-  const decoder = new TextDecoder();
-  for await (const bytes of body) {
-    if (text.length < limit) text += decoder.decode(bytes as Uint8Array, { stream: true });
-  }
-  return text.slice(0, limit);
 }
