@@ -1,5 +1,6 @@
 // Catalog rows → public JSON. Prices are rendered in rubles.
 import { microToRub } from '../../domain/billing/money.js';
+import { exampleRequest } from '../../domain/catalog/example.js';
 import type { CatalogModel } from '../../domain/catalog/model.js';
 
 export function presentCatalogEntry(model: CatalogModel) {
@@ -16,6 +17,19 @@ export function presentCatalogEntry(model: CatalogModel) {
           vision: model.vision,
         }
       : {}),
+  };
+}
+
+/**
+ * GET /public/models/{id}: the list entry plus the params schema and a body to start from. Text
+ * models take a chat body on /v1/chat/completions; the others {"params": {...}} on /generate.
+ */
+export function presentPublicModelDetail(model: CatalogModel) {
+  return {
+    ...presentCatalogEntry(model),
+    params_schema: model.kind === 'text' ? null : model.paramsSchema,
+    example: exampleRequest(model),
+    example_endpoint: model.kind === 'text' ? '/v1/chat/completions' : '/generate',
   };
 }
 

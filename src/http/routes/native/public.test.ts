@@ -2,6 +2,7 @@
 // default catalog of DESIGN.md section 5, and OpenAI's list shape on /v1/models.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, createTestApp, type TestApp } from '../../../testing/app.js';
+import { createTaskTestApp, expectLedgerClean } from '../../../testing/tasks.js';
 
 const VIDEO = ['seedance-2', 'kling-2-1', 'veo-3-fast', 'sora-2', 'seedance-1-pro'];
 const IMAGE = ['flux-1-1-pro', 'gpt-image-1', 'seedream-4', 'nano-banana'];
@@ -196,6 +197,123 @@ describe('catalog changes reach both lists', () => {
     });
     expect((await put('acme-lm', { ...text, priceOutputRub: null })).statusCode).toBe(200);
     expect((await publicModels()).map((m) => m.id)).not.toContain('acme-lm');
+  });
+});
+
+describe('GET /public/models/{id}', () => {
+  const detail = (id: string) =>
+    app.http.inject({ method: 'GET', url: `/public/models/${encodeURIComponent(id)}` });
+
+  it('answers without authentication: the list entry plus params_schema, example and example_endpoint', async () => {
+    for (const entry of await publicModels()) {
+      const res = await detail(entry.id);
+      expect(res.statusCode).toBe(200);
+      const body = res.json() as Record<string, any>;
+      expect(body).toMatchObject(entry as unknown as Record<string, unknown>);
+      expect(Object.keys(body).sort()).toEqual(
+        [...Object.keys(entry), 'params_schema', 'example', 'example_endpoint'].sort(),
+      );
+      if (entry.kind === 'text') {
+        expect(body.params_schema).toBeNull();
+        expect(body.example_endpoint).toBe('/v1/chat/completions');
+        expect(body.example).toEqual({
+          model: entry.id,
+          messages: [{ role: 'user', content: expect.any(String) }],
+        });
+      } else {
+        expect(body.example_endpoint).toBe('/generate');
+        if ([...VIDEO, ...IMAGE].includes(entry.id)) {
+          expect(body.params_schema).toMatchObject({
+            type: 'object',
+            required: expect.arrayContaining(['model_name']),
+          });
+          expect(body.example.params).toMatchObject({ model_name: entry.id, prompt: 'a lighthouse at dawn' });
+        } else {
+          // Added by the tests above without a schema: anything goes, and the example is the bare minimum.
+          expect(body.params_schema).toBeNull();
+          expect(body.example).toEqual({ params: { model_name: entry.id } });
+        }
+      }
+    }
+  });
+
+  it('gives the whole schema and a minimal example for seedance-2', async () => {
+    const body = (await detail('seedance-2')).json() as Record<string, any>;
+    expect(body.params_schema.properties.duration).toEqual({
+      type: 'integer',
+      minimum: 5,
+      maximum: 15,
+      default: 5,
+    });
+    expect(body.params_schema.additionalProperties).toBe(false);
+    expect(body.example).toEqual({ params: { model_name: 'seedance-2', prompt: 'a lighthouse at dawn' } });
+  });
+
+  it('answers 404 model_not_found in the error shape for unknown, internal, inactive, hidden and unpriced ids', async () => {
+    const put = (id: string, body: Record<string, unknown>) =>
+      app.http.inject({
+        method: 'PUT',
+        url: `/admin/models/${encodeURIComponent(id)}`,
+        headers: admin,
+        payload: body,
+      });
+    const base = { name: 'Hidden', provider: 'Acme', kind: 'image', unit: 'shot', priceRub: 1 };
+    expect((await put('acme-hidden', { ...base, visible: false })).statusCode).toBe(200);
+    expect((await put('acme-off', { ...base, active: false })).statusCode).toBe(200);
+    expect((await put('acme-free', { ...base, priceRub: null })).statusCode).toBe(200);
+    for (const id of [
+      'no-such-model',
+      'seedance-2:1080p',
+      'veo-3-fast:audio',
+      'kling-1-6',
+      'acme-hidden',
+      'acme-off',
+      'acme-free',
+      '__proto__',
+      'SEEDANCE-2',
+    ]) {
+      const res = await detail(id);
+      expect(res.statusCode, id).toBe(404);
+      expect(res.json()).toEqual({
+        error: {
+          message: `Model not found: ${id}`,
+          type: 'not_found_error',
+          code: 'model_not_found',
+          param: null,
+        },
+      });
+    }
+  });
+});
+
+describe("POST /generate accepts every public media model's example as is", () => {
+  it('answers 202 for each, with a funded key', async () => {
+    const tasks = await createTaskTestApp({ runner: false });
+    try {
+      const key = await tasks.newKey({ balanceRub: 100_000 });
+      const models = (await tasks.http.inject({ method: 'GET', url: '/public/models' })).json() as Entry[];
+      const media = models.filter((m) => m.kind !== 'text');
+      expect(media.length).toBeGreaterThanOrEqual(9);
+      for (const { id } of media) {
+        const { example, example_endpoint } = (
+          await tasks.http.inject({ method: 'GET', url: `/public/models/${id}` })
+        ).json() as { example: unknown; example_endpoint: string };
+        const res = await tasks.http.inject({
+          method: 'POST',
+          url: example_endpoint,
+          headers: key.auth,
+          payload: example as Record<string, unknown>,
+        });
+        expect({ id, status: res.statusCode, body: res.json() }).toEqual({
+          id,
+          status: 202,
+          body: { task_id: expect.any(String) },
+        });
+      }
+      await expectLedgerClean(tasks);
+    } finally {
+      await tasks.dispose();
+    }
   });
 });
 

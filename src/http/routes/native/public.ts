@@ -1,7 +1,13 @@
 // Unauthenticated reads: the catalog (native and OpenAI shapes) and the health check.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../context.js';
-import { presentCatalogEntry, presentOpenAiModel } from '../../presenters/catalog.js';
+import { isPublic } from '../../../domain/catalog/model.js';
+import { AppError } from '../../../domain/errors.js';
+import {
+  presentCatalogEntry,
+  presentOpenAiModel,
+  presentPublicModelDetail,
+} from '../../presenters/catalog.js';
 
 const catalogEntrySchema = {
   type: 'object',
@@ -30,6 +36,38 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext): voi
       },
     },
     async () => (await ctx.catalog.publicModels()).map(presentCatalogEntry),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/public/models/:id',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['catalog'],
+        summary: 'One public model: its price, its params JSON Schema and an example request body',
+        description:
+          'Answers 404 model_not_found for an unknown, internal, inactive, hidden or unpriced model. POST `example` to `example_endpoint` as is.',
+        params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              ...catalogEntrySchema.properties,
+              params_schema: { type: ['object', 'null'], additionalProperties: true },
+              example: { type: 'object', additionalProperties: true },
+              example_endpoint: { type: 'string', enum: ['/generate', '/v1/chat/completions'] },
+            },
+            required: [...catalogEntrySchema.required, 'params_schema', 'example', 'example_endpoint'],
+          },
+        },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const model = await ctx.catalog.get(id);
+      if (!model || !isPublic(model)) throw new AppError('model_not_found', `Model not found: ${id}`, null);
+      return presentPublicModelDetail(model);
+    },
   );
 
   app.get(
