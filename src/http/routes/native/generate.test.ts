@@ -95,6 +95,42 @@ describe('POST /generate refusals write nothing', () => {
     expect(error.param).toBe('model_name');
   });
 
+  it('422 for a flat body, with a hint to wrap the parameters in params', async () => {
+    const hint = 'Put the generation parameters inside "params"';
+    const flat = await refused(
+      raw(JSON.stringify({ model_name: 'seedance-2', prompt: 'a lighthouse at dawn' })),
+      422,
+      'unknown_field',
+    );
+    expect(flat).toMatchObject({ type: 'invalid_request_error', param: 'model_name' });
+    expect(flat.message).toBe(
+      'Unknown field: model_name. Put the generation parameters inside "params": {"params": {"model_name": …}}',
+    );
+    // Whichever flat parameter comes first is named, and the hint shows where it goes.
+    const prompt = await refused(
+      raw(JSON.stringify({ prompt: 'a lighthouse at dawn', model_name: 'seedance-2' })),
+      422,
+      'unknown_field',
+    );
+    expect(prompt.param).toBe('prompt');
+    expect(prompt.message).toBe(
+      'Unknown field: prompt. Put the generation parameters inside "params": {"params": {"model_name": …, "prompt": …}}',
+    );
+    // model_name beside params is hinted too; another stray field beside params is not.
+    const beside = await refused(
+      raw(JSON.stringify({ params: { model_name: 'seedance-2' }, model_name: 'x' })),
+      422,
+      'unknown_field',
+    );
+    expect(beside.message).toContain(hint);
+    const stray = await refused(
+      raw(JSON.stringify({ params: { model_name: 'seedance-2' }, webhook: 'https://example.com' })),
+      422,
+      'unknown_field',
+    );
+    expect(stray.message).toBe('Unknown field: webhook');
+  });
+
   it('422 when model_name is missing', async () => {
     await refused(() => generate(app, key, {}), 422, 'model_name_required');
     await refused(raw('{}'), 422, 'model_name_required');
