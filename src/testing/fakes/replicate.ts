@@ -230,8 +230,11 @@ export class FakeReplicate {
     if (wait) {
       const endsIn = this.endsInMs(job);
       const limit = (wait[1] ? Number(wait[1]) : 60) * 1000;
-      if (endsIn !== undefined && endsIn <= limit)
+      if (endsIn !== undefined && endsIn <= limit) {
         await new Promise((resolve) => setTimeout(resolve, endsIn));
+        // Timers may fire a millisecond early against Date.now(): wait until the script has ended.
+        while (!TERMINAL.has(this.statusOf(job))) await new Promise((resolve) => setTimeout(resolve, 2));
+      }
     }
     return { status: 201, json: this.view(job, true) };
   }
