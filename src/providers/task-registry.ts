@@ -45,9 +45,15 @@ export class TaskProviderRegistry {
 
   /** Every route of a model, in the order they are tried. */
   routes(model: Pick<CatalogModel, 'id' | 'route'>): ResolvedRoute[] {
-    const routes = this.config.routes.get(model.id) ?? (model.route ? [model.route] : []);
-    if (routes.length === 0) return [{ providerName: SIMULATOR, upstreamModel: model.id }];
-    return routes.map((route) => ({ providerName: route.provider, upstreamModel: route.model }));
+    const own = model.route ?? { provider: SIMULATOR, model: model.id };
+    return this.routesOr(model.id, { providerName: own.provider, upstreamModel: own.model });
+  }
+
+  /** PROVIDERS_FILE's routes of a model, else `fallback` (the catalog's route, or a task's stored one). */
+  routesOr(modelId: string, fallback: ResolvedRoute): ResolvedRoute[] {
+    const configured = this.config.routes.get(modelId);
+    if (!configured || configured.length === 0) return [fallback];
+    return configured.map((route) => ({ providerName: route.provider, upstreamModel: route.model }));
   }
 
   /** The first route of a model at task creation; 502 when it cannot run tasks. */

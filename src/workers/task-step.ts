@@ -141,10 +141,10 @@ export class TaskStep {
 
   /** The routes of the task's model: PROVIDERS_FILE's list, else the route stored with the task. */
   private routes({ task, state }: Claimed): ResolvedRoute[] {
-    const configured = this.deps.providers.config.routes.get(task.model_id);
-    if (configured && configured.length > 0)
-      return configured.map((route) => ({ providerName: route.provider, upstreamModel: route.model }));
-    return [{ providerName: task.provider, upstreamModel: state.upstream_model ?? task.model_id }];
+    return this.deps.providers.routesOr(task.model_id, {
+      providerName: task.provider,
+      upstreamModel: state.upstream_model ?? task.model_id,
+    });
   }
 
   private async submit(claimed: Claimed): Promise<void> {

@@ -5,7 +5,7 @@ import type { Dispatcher } from 'undici';
 import type { ChatCompletion, ChatCompletionChunk } from '../../domain/chat/types.js';
 import { AppError } from '../../domain/errors.js';
 import type { ChatProvider, UpstreamChatCall } from '../chat-provider.js';
-import { readCapped, upstreamChunks } from '../http/chat-body.js';
+import { readCapped, readJson, upstreamChunks } from '../http/chat-body.js';
 import type { UpstreamPools } from '../openai/pools.js';
 import { upstreamNetworkError } from '../openai/upstream-errors.js';
 import { anthropicHttpError } from './errors.js';
@@ -92,18 +92,7 @@ export class AnthropicChatProvider implements ChatProvider {
 
   async complete(call: UpstreamChatCall): Promise<ChatCompletion> {
     const response = await this.send(call, 'application/json');
-    let text: string;
-    try {
-      text = await response.body.text();
-    } catch (error) {
-      throw call.cancellation.aborted ? error : upstreamNetworkError(error);
-    }
-    let parsed: MessageResponse;
-    try {
-      parsed = JSON.parse(text) as MessageResponse;
-    } catch {
-      throw new AppError('upstream_error', 'The upstream provider answered with a body that is not JSON');
-    }
+    const parsed = (await readJson(response.body, call.cancellation)) as MessageResponse;
     if (parsed?.type !== 'message' || !Array.isArray(parsed.content))
       throw new AppError(
         'upstream_error',

@@ -5,7 +5,7 @@ import type { Dispatcher } from 'undici';
 import type { ChatCompletion, ChatCompletionChunk } from '../../domain/chat/types.js';
 import { AppError } from '../../domain/errors.js';
 import type { ChatProvider, UpstreamChatCall } from '../chat-provider.js';
-import { readCapped, upstreamChunks } from '../http/chat-body.js';
+import { readCapped, readJson, upstreamChunks } from '../http/chat-body.js';
 import type { UpstreamPools } from './pools.js';
 import { readChatChunks } from './sse.js';
 import { upstreamHttpError, upstreamNetworkError } from './upstream-errors.js';
@@ -65,18 +65,7 @@ export class OpenAiChatProvider implements ChatProvider {
 
   async complete(call: UpstreamChatCall): Promise<ChatCompletion> {
     const response = await this.send(call, 'application/json');
-    let text: string;
-    try {
-      text = await response.body.text();
-    } catch (error) {
-      throw call.cancellation.aborted ? error : upstreamNetworkError(error);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new AppError('upstream_error', 'The upstream provider answered with a body that is not JSON');
-    }
+    const parsed = await readJson(response.body, call.cancellation);
     if (!parsed || typeof parsed !== 'object' || !Array.isArray((parsed as { choices?: unknown }).choices)) {
       throw new AppError(
         'upstream_error',
