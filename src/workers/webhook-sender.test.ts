@@ -11,7 +11,8 @@ import { type Receiver, type Responder, startReceiver } from '../testing/webhook
 import type { RunningWorker } from './index.js';
 import { startWebhookSender } from './webhook-sender.js';
 
-const TIMEOUT_MS = 250;
+// Long enough for a first delivery on a loaded CI machine (cold connection, JIT), short for the slow-receiver tests.
+const TIMEOUT_MS = 1_000;
 const RETRY_DELAY_MS = 100;
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
