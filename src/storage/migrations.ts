@@ -283,6 +283,21 @@ function migrations(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    '004_chat_hold_leases': {
+      async up(db: AnyDb) {
+        // An open chat hold names the process serving it; each serving process keeps one lease row
+        // alive, and another process releases the holds of a process whose lease ran out. Rows
+        // from before this migration have no owner and fall to the 6-hour sweep.
+        await db.schema.alterTable('usage_records').addColumn('process_id', 'text').execute();
+        await db.schema
+          .createTable('process_leases')
+          .addColumn('process_id', 'text', (c) => c.primaryKey())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addColumn('started_at', 'bigint', (c) => c.notNull())
+          .$call(textKeyed)
+          .execute();
+      },
+    },
   };
 }
 

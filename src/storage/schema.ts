@@ -160,6 +160,15 @@ export interface UsageRecordsTable {
   status: string;
   latency_ms: number;
   created_at: number;
+  /** The process serving the request while it is pending (null: opened before leases existed). */
+  process_id: string | null;
+}
+
+/** One row per process serving chat: its holds are released once `expires_at` has passed. */
+export interface ProcessLeasesTable {
+  process_id: string;
+  expires_at: number;
+  started_at: number;
 }
 
 export interface PanelTokensTable {
@@ -183,4 +192,5 @@ export interface Database {
   settings: SettingsTable;
   usage_records: UsageRecordsTable;
   panel_tokens: PanelTokensTable;
+  process_leases: ProcessLeasesTable;
 }
