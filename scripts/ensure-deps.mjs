@@ -1,16 +1,61 @@
-// Installs dependencies when node_modules is missing or older than package-lock.json,
-// so `npm start` and `npm test` work on a fresh clone without a separate install step.
-import { execSync } from 'node:child_process';
+// Installs dependencies when node_modules is missing or older than package-lock.json, so `npm start`
+// and `npm test` work on a fresh clone without a separate install step.
+//   node scripts/ensure-deps.mjs          everything (tests, bench, development)
+//   node scripts/ensure-deps.mjs --prod   only what serving needs (npm start)
+// A production install is completed with the dev dependencies later without a reinstall, so the
+// compiled better-sqlite3 is kept.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
+const prodOnly = process.argv.includes('--prod');
 const lock = existsSync('package-lock.json') ? readFileSync('package-lock.json') : readFileSync('package.json');
 const want = createHash('sha256').update(lock).digest('hex');
-const stamp = 'node_modules/.gengate-deps';
-const have = existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : '';
-if (have !== want) {
-  const cmd = existsSync('package-lock.json') ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund';
-  console.error(`[gengate] dependencies missing or stale: running ${cmd}`);
-  execSync(cmd, { stdio: 'inherit' });
-  writeFileSync(stamp, `${want}\n`);
+const STAMP = 'node_modules/.gengate-deps';
+
+/** `<lock hash> <prod|full>`; a stamp of an older format (the hash alone) was a full install. */
+function installed() {
+  if (!existsSync(STAMP)) return undefined;
+  const [hash, mode = 'full'] = readFileSync(STAMP, 'utf8').trim().split(/\s+/);
+  return { hash, mode };
+}
+
+function run(args, what) {
+  console.error(`[gengate] ${what}: npm ${args.join(' ')}`);
+  const started = Date.now();
+  // npm prints nothing while better-sqlite3 compiles, which is most of a first install.
+  const ticker = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    console.error(`[gengate] still installing (${seconds} s; compiling SQLite for better-sqlite3 takes most of it)`);
+  }, 10_000);
+  const env = {
+    ...process.env,
+    // SQLite's own build uses -O2; -O3 doubles the compile time of its one 9 MB source file.
+    CFLAGS: process.env.CFLAGS ?? '-O2',
+    CXXFLAGS: process.env.CXXFLAGS ?? '-O2',
+    JOBS: process.env.JOBS ?? 'max',
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', args, { stdio: 'inherit', env });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearInterval(ticker);
+      if (code !== 0) return reject(new Error(`npm ${args.join(' ')} exited with ${code}`));
+      console.error(`[gengate] installed in ${Math.round((Date.now() - started) / 1000)} s`);
+      resolve();
+    });
+  });
+}
+
+const have = installed();
+const quiet = ['--no-audit', '--no-fund'];
+if (have?.hash !== want) {
+  const hasLock = existsSync('package-lock.json');
+  const args = hasLock ? ['ci', ...quiet] : ['install', ...quiet];
+  args.push(prodOnly ? '--omit=dev' : '--include=dev');
+  await run(args, prodOnly ? 'installing the production dependencies' : 'installing the dependencies');
+  writeFileSync(STAMP, `${want} ${prodOnly ? 'prod' : 'full'}\n`);
+} else if (have.mode === 'prod' && !prodOnly) {
+  await run(['install', '--include=dev', '--no-save', ...quiet], 'adding the development dependencies');
+  writeFileSync(STAMP, `${want} full\n`);
 }

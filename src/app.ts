@@ -1,6 +1,6 @@
 // Composition root: builds storage, services and the HTTP app from a Config. No logic lives here.
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { buildHttpApp } from './http/server.js';
@@ -46,8 +46,9 @@ export async function buildContext(
   const db = options.db ?? openDatabase(config);
   await migrateToLatest(db);
   const storage = Storage.from(db);
+  // ioredis is loaded only when configured: the embedded mode's start skips it.
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false })
+    ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false })
     : undefined;
   const accounts = new AccountsService(storage, clock);
   const auth = new AuthService(storage, clock, config.keyCacheTtlMs);
@@ -82,6 +83,9 @@ export async function buildContext(
         timeoutMs: config.providerTimeoutMs,
         now: () => clock.now(),
       }),
+      holdLeaseMs: config.leaseMs,
+      onLeaseError: (message, error) =>
+        config.logLevel !== 'silent' && console.warn(`[gengate] ${message}:`, error),
     }),
     ...taskServices,
     syncImages: new SyncImageService({ storage, clock, ...taskServices }, { waitMs: config.syncImageWaitMs }),

@@ -2,7 +2,8 @@
 // simulator. `env:NAME` reads a secret from the environment. A route is one object or a list tried
 // in order (fallback). Every problem of the file is collected and reported at once.
 import { readFileSync } from 'node:fs';
-import YAML from 'yaml';
+import { createRequire } from 'node:module';
+import type YAML from 'yaml';
 
 export const PROVIDER_TYPES = [
   'openai',
@@ -76,7 +77,7 @@ export function parseProvidersConfig(
 ): ProvidersConfig {
   let data: unknown;
   try {
-    data = (text.trimStart().startsWith('{') ? JSON.parse(text) : YAML.parse(text)) ?? {};
+    data = (text.trimStart().startsWith('{') ? JSON.parse(text) : loadYaml().parse(text)) ?? {};
   } catch (error) {
     throw new ProvidersFileError([`the file is not valid JSON or YAML: ${(error as Error).message}`]);
   }
@@ -137,6 +138,11 @@ export function parseProvidersConfig(
   }
   if (problems.length > 0) throw new ProvidersFileError(problems);
   return { providers, routes };
+}
+
+/** The YAML parser is loaded only for a YAML file: most starts have none. */
+function loadYaml(): typeof YAML {
+  return createRequire(import.meta.url)('yaml') as typeof YAML;
 }
 
 export function loadProvidersConfig(file: string | undefined): ProvidersConfig {

@@ -1,9 +1,10 @@
 // Opens the database: SQLite (embedded default, WAL) or PostgreSQL when DATABASE_URL is set.
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Database } from './schema.js';
 import { BACKSTOP_CHECKPOINT_PAGES, type Checkpointer, startCheckpointer } from './sqlite-checkpointer.js';
 import { registerSqliteDirect } from './sqlite-direct.js';
@@ -17,8 +18,16 @@ export interface Db {
   close(): Promise<void>;
 }
 
-// PostgreSQL returns BIGINT as a string; our values (micro-rubles, epoch ms) fit a double exactly.
-pg.types.setTypeParser(20, (value: string) => Number(value));
+/** pg is loaded at the first PostgreSQL connection: the embedded mode's start skips it. */
+let pgModule: typeof pg | undefined;
+function loadPg(): typeof pg {
+  if (!pgModule) {
+    pgModule = createRequire(import.meta.url)('pg') as typeof pg;
+    // PostgreSQL returns BIGINT as a string; our values (micro-rubles, epoch ms) fit a double exactly.
+    pgModule.types.setTypeParser(20, (value: string) => Number(value));
+  }
+  return pgModule;
+}
 
 /** better-sqlite3 prepares a statement per call inside Kysely; caching them saves a parse per query. */
 function withStatementCache(db: BetterSqlite3.Database) {
@@ -76,7 +85,7 @@ export function openSqlite(file: string, options: { backgroundCheckpoint?: boole
 }
 
 export function openPostgres(url: string, poolSize = 10): Db {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const pool = new (loadPg().Pool)({ connectionString: url, max: poolSize });
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { kysely, engine: 'postgres', close: () => kysely.destroy() };
 }

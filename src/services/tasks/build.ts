@@ -5,7 +5,6 @@ import type { Config } from '../../config.js';
 import { ParamsValidator } from '../../domain/tasks/params.js';
 import { LocalObjectStore } from '../../objects/local-store.js';
 import type { ObjectStore } from '../../objects/object-store.js';
-import { createS3ObjectStore } from '../../objects/s3-store.js';
 import { loadProvidersConfig, ProvidersFileError } from '../../providers/config.js';
 import { SimulatorProvider } from '../../providers/simulator/simulator.js';
 import { TaskProviderRegistry } from '../../providers/task-registry.js';
@@ -28,9 +27,10 @@ export interface TaskServices {
 }
 
 export async function buildObjectStore(config: Config): Promise<ObjectStore> {
-  return config.s3Bucket
-    ? createS3ObjectStore(config)
-    : new LocalObjectStore(join(config.dataDir, 'objects'));
+  if (!config.s3Bucket) return new LocalObjectStore(join(config.dataDir, 'objects'));
+  // Loaded only when configured: the AWS SDK alone costs a quarter of a second at every start.
+  const { createS3ObjectStore } = await import('../../objects/s3-store.js');
+  return createS3ObjectStore(config);
 }
 
 export async function buildTaskServices(

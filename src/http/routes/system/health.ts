@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { AppContext } from '../../../context.js';
 import { pendingMigrations } from '../../../storage/migrations.js';
@@ -49,6 +49,7 @@ export function registerProbeRoutes(app: FastifyInstance, ctx: AppContext): void
   let redis: Redis | undefined;
   const pingRedis = async (url: string) => {
     if (!redis) {
+      const { Redis } = await import('ioredis');
       redis = new Redis(url, {
         lazyConnect: true,
         maxRetriesPerRequest: 1,
