@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Db, Engine } from './db.js';
 import { GroupCommit } from './group-commit.js';
+import { PgGroupCommit } from './pg-group-commit.js';
 import { AccountsRepository } from './repositories/accounts.js';
 import { AnalyticsRepository } from './repositories/analytics.js';
 import { AuditRepository } from './repositories/audit.js';
@@ -31,15 +32,19 @@ export class Storage {
   readonly analytics: AnalyticsRepository;
   readonly chatBilling: ChatBillingRepository;
 
-  /** SQLite: transactions that arrive together commit together (see group-commit.ts). */
-  private readonly groupCommit: GroupCommit | undefined;
+  /** Transactions that arrive together commit together (group-commit.ts, pg-group-commit.ts). */
+  private readonly groupCommit: GroupCommit | PgGroupCommit | undefined;
 
   constructor(
     readonly db: Kysely<Database>,
     readonly engine: Engine,
     private readonly inTransaction = false,
   ) {
-    this.groupCommit = engine === 'sqlite' && !inTransaction ? new GroupCommit(db) : undefined;
+    this.groupCommit = inTransaction
+      ? undefined
+      : engine === 'sqlite'
+        ? new GroupCommit(db)
+        : new PgGroupCommit(db);
     this.accounts = new AccountsRepository(db);
     this.keys = new KeysRepository(db);
     this.ledger = new LedgerRepository(db, engine);
