@@ -1,6 +1,6 @@
 // Starts the background workers of this process. Each worker is a loop with its own stop().
 import type { AppContext } from '../context.js';
-import { releaseAbandonedChatHolds } from '../services/chat/abandoned-holds.js';
+import { releaseAbandonedChatHolds, releaseHoldsOfDeadProcesses } from '../services/chat/abandoned-holds.js';
 import { runJanitorOnce } from './janitor.js';
 import { startTaskRunner } from './task-runner.js';
 import { startWebhookSender } from './webhook-sender.js';
@@ -54,10 +54,14 @@ export async function startWorkers(
       (e) => log('janitor failed', e),
     ),
     startWebhookSender(ctx, log),
+    // Holds of dead processes go within LEASE_MS plus one interval, even with no API process alive.
     startLoop(
       'chat-holds',
-      60_000,
-      () => releaseAbandonedChatHolds(ctx.storage, ctx.clock.now()),
+      Math.min(60_000, Math.max(10, Math.floor(ctx.config.leaseMs / 3))),
+      async () => {
+        await releaseHoldsOfDeadProcesses(ctx.storage, ctx.clock.now());
+        await releaseAbandonedChatHolds(ctx.storage, ctx.clock.now());
+      },
       (e) => log('chat hold sweep failed', e),
     ),
   ];

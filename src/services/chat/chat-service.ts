@@ -21,6 +21,7 @@ import type { AuthenticatedKey } from '../auth.js';
 import type { CatalogService } from '../catalog.js';
 import type { Clock } from '../clock.js';
 import { ChatCall } from './chat-call.js';
+import { ChatHoldLease } from './hold-lease.js';
 
 /** Smaller holds tried when the balance keeps moving under a request; then 402. */
 const SMALLER_HOLD_ATTEMPTS = 3;
@@ -30,10 +31,24 @@ export interface ChatServiceDeps {
   catalog: CatalogService;
   clock: Clock;
   registry: ChatRegistry;
+  /** LEASE_MS: how soon after this process dies its open holds are released by another. */
+  holdLeaseMs?: number;
+  onLeaseError?: (message: string, error: unknown) => void;
 }
 
+/** Without a configured LEASE_MS (config.ts's default). */
+const DEFAULT_HOLD_LEASE_MS = 30_000;
+
 export class ChatService {
-  constructor(private readonly deps: ChatServiceDeps) {}
+  /** This process's lease on its open holds (see hold-lease.ts). */
+  readonly holdLease: ChatHoldLease;
+
+  constructor(private readonly deps: ChatServiceDeps) {
+    this.holdLease = new ChatHoldLease(deps, {
+      leaseMs: deps.holdLeaseMs ?? DEFAULT_HOLD_LEASE_MS,
+      onError: deps.onLeaseError,
+    });
+  }
 
   /** Validates, checks access and balance, and holds; the returned call runs the request once. */
   async open(key: AuthenticatedKey, body: Record<string, unknown>): Promise<ChatCall> {
@@ -74,10 +89,13 @@ export class ChatService {
       modelMaxCompletionTokens: maxCompletionTokensOf(model.id),
       prices,
     };
+    // Written once per process (the first request); afterwards a flag check, no round trip.
+    if (!this.holdLease.live) await this.holdLease.start();
     const opening = {
       id,
       modelId: model.id,
       ref: { keyId: key.keyId, accountId: key.accountId, now: startedAt },
+      processId: this.holdLease.processId,
     };
     const plan = await this.hold(opening, sizing);
 
@@ -121,8 +139,9 @@ export class ChatService {
     throw new AppError('insufficient_balance');
   }
 
-  /** Closes the upstream connection pools. */
+  /** Closes the upstream connection pools and gives up this process's hold lease. */
   async close(): Promise<void> {
+    await this.holdLease.close();
     await this.deps.registry.close();
   }
 }

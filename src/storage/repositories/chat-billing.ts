@@ -21,6 +21,8 @@ export interface ChatOpening {
   id: string;
   modelId: string;
   ref: KeyRef;
+  /** The process serving the request, whose lease keeps the hold open (null: no lease). */
+  processId?: string | null;
 }
 
 /** Runs work in a (group-committed) transaction, with the database handle bound to it. */
@@ -29,7 +31,15 @@ type Transact = <T>(work: (trx: Kysely<Database>) => Promise<T>) => Promise<T>;
 const PG_OPEN = prepared(
   (
     _db,
-    p: { id: string; keyId: number; accountId: number; modelId: string; amount: number; now: number },
+    p: {
+      id: string;
+      keyId: number;
+      accountId: number;
+      modelId: string;
+      amount: number;
+      now: number;
+      processId: string | null;
+    },
   ) => sql<{ id: string }>`
     with moved as (
       update api_keys
@@ -44,9 +54,10 @@ const PG_OPEN = prepared(
       from moved
     )
     insert into usage_records
-      (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at)
+      (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at,
+       process_id)
     select ${p.id}::text, ${p.accountId}::bigint, ${p.keyId}::bigint, ${p.modelId}::text, 0, 0, 0,
-           'pending', 0, ${p.now}::bigint
+           'pending', 0, ${p.now}::bigint, ${p.processId}::text
     from moved
     returning id`,
 );
@@ -112,14 +123,23 @@ export class ChatBillingRepository {
     if (!Number.isSafeInteger(amount) || amount < 0)
       throw new LedgerIntegrityError(`hold amount must be a non-negative integer, got ${amount}`);
     const { id, modelId, ref } = opening;
+    const processId = opening.processId ?? null;
     if (this.engine === 'postgres') {
-      const values = { id, keyId: ref.keyId, accountId: ref.accountId, modelId, amount, now: ref.now };
+      const values = {
+        id,
+        keyId: ref.keyId,
+        accountId: ref.accountId,
+        modelId,
+        amount,
+        now: ref.now,
+        processId,
+      };
       return (await PG_OPEN(this.db, values)).rows.length === 1;
     }
     return this.transact(async (trx) => {
       // The hold first: refused, it writes nothing, and neither does the usage row.
       if (!new LedgerRepository(trx, 'sqlite').holdInSqliteTransaction(ref, id, amount)) return false;
-      new UsageRepository(trx).createPendingInSqliteTransaction({ ...ref, id, modelId });
+      new UsageRepository(trx).createPendingInSqliteTransaction({ ...ref, id, modelId, processId });
       return true;
     });
   }

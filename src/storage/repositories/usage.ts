@@ -23,6 +23,8 @@ export interface PendingUsage {
   keyId: number;
   modelId: string;
   now: number;
+  /** The process serving the request (its lease keeps the hold open), or null for none. */
+  processId?: string | null;
 }
 
 // The statements of every chat request, compiled once.
@@ -47,6 +49,7 @@ const CREATE_PENDING = prepared((db, p: PendingUsage) =>
     status: 'pending',
     latency_ms: 0,
     created_at: p.now,
+    process_id: p.processId,
   }),
 );
 
@@ -78,12 +81,12 @@ export class UsageRepository {
   }
 
   async createPending(row: PendingUsage): Promise<void> {
-    await CREATE_PENDING(this.db, row);
+    await CREATE_PENDING(this.db, { ...row, processId: row.processId ?? null });
   }
 
   /** `createPending` on SQLite inside the caller's transaction, synchronously (see prepared.ts). */
   createPendingInSqliteTransaction(row: PendingUsage): void {
-    CREATE_PENDING.direct(this.db, row);
+    CREATE_PENDING.direct(this.db, { ...row, processId: row.processId ?? null });
   }
 
   /** Completes a pending row. False when it was already completed (a settlement happens once). */
@@ -127,6 +130,32 @@ export class UsageRepository {
       .where('status', '=', 'pending')
       .where('created_at', '<', createdBefore)
       .orderBy('created_at')
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * Operator access (the lease sweep): rows still pending whose process holds no lease alive at
+   * `now` (it died, or stalled past its lease), oldest first. Rows without a process are the 6-hour
+   * sweep's (stalePending).
+   */
+  async pendingOfDeadProcesses(now: number, limit: number): Promise<UsageRow[]> {
+    return this.db
+      .selectFrom('usage_records as u')
+      .selectAll('u')
+      .where('u.status', '=', 'pending')
+      .where('u.process_id', 'is not', null)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('process_leases as l')
+              .select('l.process_id')
+              .whereRef('l.process_id', '=', 'u.process_id')
+              .where('l.expires_at', '>=', now),
+          ),
+        ),
+      )
+      .orderBy('u.created_at')
       .limit(limit)
       .execute();
   }
