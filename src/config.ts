@@ -44,6 +44,9 @@ export interface Config {
   leaseMs: number;
   logLevel: string;
   production: boolean;
+  /** Telegram Login Widget on the panel's sign-in page: the bot's token and its @username. */
+  telegramBotToken: string | undefined;
+  telegramBotUsername: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -155,6 +158,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   }
 
   const corsOrigins = parseCorsOrigins(env.CORS_ORIGINS, problems);
+  const telegramBotToken = env.TELEGRAM_BOT_TOKEN || undefined;
+  const telegramBotUsername = env.TELEGRAM_BOT_USERNAME?.replace(/^@/, '') || undefined;
+  if (telegramBotToken && !/^\d+:[A-Za-z0-9_-]{20,}$/.test(telegramBotToken))
+    problems.push('TELEGRAM_BOT_TOKEN must look like 123456:ABC-DEF… (the token @BotFather gave)');
+  if (telegramBotToken && !telegramBotUsername)
+    problems.push("TELEGRAM_BOT_USERNAME must be set with TELEGRAM_BOT_TOKEN (the widget names the bot, e.g. my_gengate_bot)");
+  if (telegramBotUsername && !/^[A-Za-z][A-Za-z0-9_]{4,31}$/.test(telegramBotUsername))
+    problems.push(`TELEGRAM_BOT_USERNAME must be a bot username like my_gengate_bot, got "${telegramBotUsername}"`);
 
   const config: Config = {
     host,
@@ -196,6 +207,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     leaseMs: int('LEASE_MS', 30_000, 100),
     logLevel,
     production,
+    telegramBotToken,
+    telegramBotUsername,
     ...overrides,
   };
   if (problems.length > 0) throw new ConfigError(problems);
