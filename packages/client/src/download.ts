@@ -1,0 +1,38 @@
+// Streams a response body into a file or a WritableStream without holding it in memory. A file is
+// written beside its target and renamed when complete, so a cut download never looks finished.
+// node:fs is imported only for a path, so browsers (WritableStream only) never load it.
+
+export async function downloadTo(
+  response: Response,
+  destination: string | WritableStream<Uint8Array>,
+  signal?: AbortSignal,
+): Promise<number> {
+  if (!response.body) throw new TypeError('The result answer has no body');
+  let bytes = 0;
+  const counted = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        bytes += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  if (typeof destination !== 'string') {
+    await counted.pipeTo(destination, signal ? { signal } : {});
+    return bytes;
+  }
+  const [{ createWriteStream }, { rename, rm }, { Writable }] = await Promise.all([
+    import('node:fs'),
+    import('node:fs/promises'),
+    import('node:stream'),
+  ]);
+  const partial = `${destination}.part`;
+  try {
+    await counted.pipeTo(Writable.toWeb(createWriteStream(partial)), signal ? { signal } : {});
+    await rename(partial, destination);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  }
+  return bytes;
+}
