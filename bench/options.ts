@@ -2,7 +2,15 @@
 // end (under 2 minutes); the full run is what the figures are tracked with.
 import type { BenchSettings } from './types.js';
 
-export const SCENARIOS = ['chat', 'latency', 'streaming', 'generate', 'tasks', 'throughput'] as const;
+export const SCENARIOS = [
+  'chat',
+  'latency',
+  'streaming',
+  'generate',
+  'tasks',
+  'throughput',
+  'start',
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -18,7 +26,8 @@ export interface BenchOptions {
 export const USAGE = `usage: npm run bench -- [--quick] [--pg] [--only=${SCENARIOS.join(',')}] [--strict]
   --quick    short runs and 1,000 tasks: checks the harness end to end in under 2 minutes
   --pg       after SQLite, run gengate again on PostgreSQL (BENCH_PG_URL) and Redis (BENCH_REDIS_URL)
-  --only=…   run only these scenarios (tasks = GET /tasks/{id}, throughput = the task run)
+  --only=…   run only these scenarios (tasks = GET /tasks/{id}, throughput = the task run,
+             start = restart time)
   --strict   exit with status 1 unless every target says PASS
   --profile  run gengate with --cpu-prof and print a self-time summary per gengate process`;
 

@@ -17,6 +17,7 @@ import { chatThroughput } from './scenarios/chat.js';
 import { type BenchEnvironment, log } from './scenarios/context.js';
 import { generateThroughput } from './scenarios/generate.js';
 import { addedLatency } from './scenarios/latency.js';
+import { startTime } from './scenarios/start-time.js';
 import { streaming } from './scenarios/streaming.js';
 import { taskGet } from './scenarios/tasks-get.js';
 import { taskThroughput } from './scenarios/throughput.js';
@@ -174,6 +175,7 @@ async function main(group: ProcessGroup): Promise<number> {
     measurements: [],
   };
   await benchEngine(env, options, group, 'sqlite', profileDir);
+  if (options.only.has('start')) await startTime(env);
   if (settings.pg) {
     const problem = await postgresAndRedisProblem();
     if (problem) {

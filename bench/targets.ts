@@ -12,6 +12,8 @@ export const TARGETS = {
   taskThroughputSqlite: { op: '>=', value: 1000 },
   peakRssMb: { op: '<=', value: 300 },
   ledgerViolations: { op: '<=', value: 0 },
+  /** Issue 16: a restart serves within a second of exec. */
+  startTimeMs: { op: '<=', value: 1000 },
 } as const satisfies Record<string, Target>;
 
 export function meets(value: number, target: Target): boolean {
