@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openTestDb, type TestDb } from '../testing/db.js';
+import { brokenLedgerChain } from '../testing/ledger-chain.js';
 import { HAVE_POSTGRES } from '../testing/services.js';
 import { type SeededKey, seedKey, seedTask } from '../testing/storage-fixtures.js';
 import { openPostgres } from './db.js';
@@ -46,6 +47,7 @@ describe.skipIf(!HAVE_POSTGRES)('group commit on PostgreSQL', () => {
     }>`select count(*)::int as n from tasks where key_id = ${key.keyId}`.execute(db.kysely);
     expect(rows[0].n).toBe(21);
     expect(await checkLedger(db.kysely)).toEqual([]);
+    expect(await brokenLedgerChain(storage, key.keyId)).toEqual([]);
     expect(commits).toBeLessThan(64 / 4);
   });
 
@@ -63,6 +65,7 @@ describe.skipIf(!HAVE_POSTGRES)('group commit on PostgreSQL', () => {
     ]);
     expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 0, held: 100 });
     expect(await checkLedger(db.kysely)).toEqual([]);
+    expect(await brokenLedgerChain(storage, key.keyId)).toEqual([]);
   });
 
   it('a caller that fails with a database error fails alone; the others of its batch commit', async () => {
@@ -81,6 +84,7 @@ describe.skipIf(!HAVE_POSTGRES)('group commit on PostgreSQL', () => {
     expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: '23505' });
     expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 970, held: 30 });
     expect(await checkLedger(db.kysely)).toEqual([]);
+    expect(await brokenLedgerChain(storage, key.keyId)).toEqual([]);
   });
 
   it('settlements batched with holds stay exact', async () => {
@@ -101,6 +105,7 @@ describe.skipIf(!HAVE_POSTGRES)('group commit on PostgreSQL', () => {
       held: 1000,
     });
     expect(await checkLedger(db.kysely)).toEqual([]);
+    expect(await brokenLedgerChain(storage, key.keyId)).toEqual([]);
   });
 
   it('two processes batching holds on one key: never overdrawn, exact count', async () => {
@@ -114,6 +119,7 @@ describe.skipIf(!HAVE_POSTGRES)('group commit on PostgreSQL', () => {
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(30);
       expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 0, held: 3000 });
       expect(await checkLedger(db.kysely)).toEqual([]);
+      expect(await brokenLedgerChain(storage, key.keyId)).toEqual([]);
     } finally {
       await other.close();
     }

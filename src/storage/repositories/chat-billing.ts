@@ -11,6 +11,8 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Engine } from '../db.js';
+import { PgBatcher } from '../pg-batcher.js';
+import { type PgChatOpen, type PgChatSettle, pgOpenMany, pgSettleMany } from '../pg-chat-batch.js';
 import { prepared } from '../prepared.js';
 import type { Database } from '../schema.js';
 import { type KeyRef, LedgerIntegrityError, LedgerRepository, pgSettlementEntries } from './ledger.js';
@@ -115,6 +117,29 @@ export class ChatBillingRepository {
     private readonly transact: Transact,
   ) {}
 
+  // PostgreSQL, outside a transaction: the holds and the settlements that arrive while one is in
+  // flight go to the database as one statement each (pg-batcher.ts, pg-chat-batch.ts).
+  private readonly pgOpens = new PgBatcher<PgChatOpen, boolean>(
+    async (values) => (await PG_OPEN(this.db, values)).rows.length === 1,
+    (items) => pgOpenMany(this.db, items),
+  );
+  private readonly pgSettles = new PgBatcher<PgChatSettle, boolean>(
+    (values) => this.settleOnPostgres(values),
+    (items) => pgSettleMany(this.db, items),
+  );
+
+  private async settleOnPostgres(values: PgChatSettle): Promise<boolean> {
+    const released = values.holdAmount - values.cost;
+    if ((await PG_SETTLE(this.db, { ...values, released })).rows.length === 2) return true;
+    const { rows } = await PG_USAGE_STATUS(this.db, { id: values.id });
+    if (rows[0]?.status === 'pending') {
+      throw new LedgerIntegrityError(
+        `chat request ${values.id} has no hold of ${values.holdAmount} on key ${values.keyId}`,
+      );
+    }
+    return false;
+  }
+
   /**
    * Writes the pending usage row and holds `amount` on the key, or neither: false when the balance
    * does not cover the amount (or the key is gone).
@@ -134,7 +159,8 @@ export class ChatBillingRepository {
         now: ref.now,
         processId,
       };
-      return (await PG_OPEN(this.db, values)).rows.length === 1;
+      if (this.db.isTransaction) return (await PG_OPEN(this.db, values)).rows.length === 1;
+      return this.pgOpens.run(values);
     }
     return this.transact(async (trx) => {
       // The hold first: refused, it writes nothing, and neither does the usage row.
@@ -154,21 +180,8 @@ export class ChatBillingRepository {
     if (!Number.isSafeInteger(outcome.cost) || outcome.cost < 0 || outcome.cost > holdAmount)
       throw new LedgerIntegrityError(`chat cost ${outcome.cost} is not within the hold ${holdAmount}`);
     if (this.engine === 'postgres') {
-      const released = holdAmount - outcome.cost;
-      const values = {
-        ...outcome,
-        id,
-        keyId: ref.keyId,
-        accountId: ref.accountId,
-        holdAmount,
-        released,
-        now: ref.now,
-      };
-      if ((await PG_SETTLE(this.db, values)).rows.length === 2) return true;
-      const { rows } = await PG_USAGE_STATUS(this.db, { id });
-      if (rows[0]?.status === 'pending')
-        throw new LedgerIntegrityError(`chat request ${id} has no hold of ${holdAmount} on key ${ref.keyId}`);
-      return false;
+      const values = { ...outcome, id, keyId: ref.keyId, accountId: ref.accountId, holdAmount, now: ref.now };
+      return this.db.isTransaction ? this.settleOnPostgres(values) : this.pgSettles.run(values);
     }
     return this.transact(async (trx) => {
       if (!new UsageRepository(trx).finishInSqliteTransaction(id, outcome)) return false;

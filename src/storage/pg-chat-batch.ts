@@ -1,0 +1,147 @@
+// PostgreSQL: the chat holds (each with its pending usage row) and the chat settlements (each with its
+// usage row's outcome) of many requests as ONE statement each, for PgBatcher (pg-batcher.ts).
+//
+// The balances of a key move once per statement, by the batch's total; every ledger entry still
+// carries the balance and held amount right after its own movement, as if the requests had been
+// applied one after another in arrival order (running sums over the batch, from the balances the
+// key's UPDATE returned). The ledger check's chain per key therefore holds.
+//
+// - Holds: a key moves only when its balance covers ALL of the batch's holds on it. When it does
+//   not, none of them is applied here, and they are declined (undefined): the batcher then runs
+//   them one by one, in arrival order, which accepts exactly the ones that still fit.
+// - Settlements: an item applies only while its usage row is pending and its hold is the one
+//   expected (as the single statement); an item that did not apply is declined, and the single
+//   statement gives its real answer (already settled: false; no such hold: an integrity error).
+//   A usage id twice in one batch is declined the second time.
+import { type Kysely, sql } from 'kysely';
+import type { UsageOutcome } from './repositories/usage.js';
+import type { Database } from './schema.js';
+
+export interface PgChatOpen {
+  id: string;
+  keyId: number;
+  accountId: number;
+  modelId: string;
+  amount: number;
+  now: number;
+  processId: string | null;
+}
+
+export interface PgChatSettle {
+  id: string;
+  keyId: number;
+  accountId: number;
+  holdAmount: number;
+  /** Captured; the rest of the hold is released. */
+  cost: number;
+  status: UsageOutcome['status'];
+  inputTokens: number;
+  outputTokens: number;
+  latencyMs: number;
+  now: number;
+}
+
+const column = <T, K extends keyof T>(items: T[], key: K): T[K][] => items.map((item) => item[key]);
+
+/** For each item: true when its hold and usage row were written, undefined when declined. */
+export async function pgOpenMany(db: Kysely<Database>, items: PgChatOpen[]): Promise<(true | undefined)[]> {
+  const { rows } = await sql<{ id: string }>`
+    with input as (
+      select * from unnest(
+        ${column(items, 'id')}::text[], ${column(items, 'keyId')}::bigint[],
+        ${column(items, 'accountId')}::bigint[], ${column(items, 'modelId')}::text[],
+        ${column(items, 'amount')}::bigint[], ${column(items, 'now')}::bigint[],
+        ${column(items, 'processId')}::text[]
+      ) with ordinality as i(id, key_id, account_id, model_id, amount, now, process_id, ord)
+    ), want as (
+      select key_id, sum(amount)::bigint as total, max(now) as now from input group by key_id
+    ), moved as (
+      update api_keys k
+      set balance = k.balance - w.total, held = k.held + w.total, updated_at = w.now
+      from want w
+      where k.id = w.key_id and k.deleted_at is null and k.balance >= w.total
+      returning k.id, k.balance, k.held, w.total
+    ), accepted as (
+      select i.*,
+             m.balance + m.total - (sum(i.amount) over through)::bigint as balance_after,
+             m.held - m.total + (sum(i.amount) over through)::bigint as held_after
+      from input i join moved m on m.id = i.key_id
+      window through as (partition by i.key_id order by i.ord)
+    ), entries as (
+      insert into ledger_entries
+        (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
+      select key_id, account_id, id, 'hold', amount, balance_after, held_after, null, now
+      from accepted order by ord
+    ), usage as (
+      insert into usage_records
+        (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms,
+         created_at, process_id)
+      select id, account_id, key_id, model_id, 0, 0, 0, 'pending', 0, now, process_id from accepted
+    )
+    select id from accepted`.execute(db);
+  const written = new Set(rows.map((r) => r.id));
+  return items.map((item) => (written.has(item.id) ? true : undefined));
+}
+
+/** For each item: true when its usage row was completed and its hold settled, undefined when declined. */
+export async function pgSettleMany(db: Kysely<Database>, all: PgChatSettle[]): Promise<(true | undefined)[]> {
+  const seen = new Set<string>();
+  const items = all.filter((item) => !seen.has(item.id) && seen.add(item.id));
+  const { rows } = await sql<{ task_id: string }>`
+    with input as (
+      select * from unnest(
+        ${column(items, 'id')}::text[], ${column(items, 'keyId')}::bigint[],
+        ${column(items, 'accountId')}::bigint[], ${column(items, 'holdAmount')}::bigint[],
+        ${column(items, 'cost')}::bigint[], ${column(items, 'status')}::text[],
+        ${column(items, 'inputTokens')}::bigint[], ${column(items, 'outputTokens')}::bigint[],
+        ${column(items, 'latencyMs')}::bigint[], ${column(items, 'now')}::bigint[]
+      ) with ordinality as i(id, key_id, account_id, hold_amount, cost, status, input_tokens,
+                             output_tokens, latency_ms, now, ord)
+    ), finished as (
+      update usage_records u
+      set status = i.status, input_tokens = i.input_tokens, output_tokens = i.output_tokens,
+          cost = i.cost, latency_ms = i.latency_ms
+      from input i
+      where u.id = i.id and u.status = 'pending'
+        and exists (select 1 from ledger_entries e where e.task_id = i.id and e.kind = 'hold'
+                    and e.key_id = i.key_id and e.amount = i.hold_amount)
+      returning u.id
+    ), done as (
+      select i.*, i.hold_amount - i.cost as released,
+             (sum(i.hold_amount) over through)::bigint as hold_through,
+             (sum(i.hold_amount - i.cost) over through)::bigint as released_through
+      from input i join finished f on f.id = i.id
+      window through as (partition by i.key_id order by i.ord)
+    ), sums as (
+      select key_id, sum(hold_amount)::bigint as hold_total, sum(released)::bigint as released_total,
+             max(now) as now
+      from done group by key_id
+    ), moved as (
+      update api_keys k
+      set held = k.held - s.hold_total, balance = k.balance + s.released_total, updated_at = s.now
+      from sums s where k.id = s.key_id
+      returning k.id, k.balance, k.held, s.hold_total, s.released_total
+    ), placed as (
+      -- The key's balances just before this item's settlement.
+      select d.*,
+             m.balance - m.released_total + d.released_through - d.released as balance_before,
+             m.held + m.hold_total - d.hold_through + d.hold_amount as held_before
+      from done d join moved m on m.id = d.key_id
+    )
+    insert into ledger_entries
+      (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
+    select key_id, account_id, id, kind, amount, balance_after, held_after, null, now
+    from (
+      select key_id, account_id, id, 'capture' as kind, cost as amount, balance_before as balance_after,
+             held_before - cost as held_after, now, ord, 0 as step
+      from placed
+      union all
+      select key_id, account_id, id, 'release', released, balance_before + released,
+             held_before - hold_amount, now, ord, 1
+      from placed
+    ) movements
+    order by ord, step
+    returning task_id`.execute(db);
+  const settled = new Set(rows.map((r) => r.task_id));
+  return all.map((item, i) => (items.includes(all[i]) && settled.has(item.id) ? true : undefined));
+}
