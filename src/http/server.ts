@@ -1,11 +1,9 @@
 // Builds the Fastify app: plugins in the order of the request pipeline, then the routes.
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { registerPanelRoutes } from '../panel/routes.js';
-import { API_VERSION } from './api-version.js';
 import { registerErrorHandling } from './errors.js';
+import { registerOpenApi } from './openapi/plugin.js';
 import { registerJsonOnlyBodies } from './plugins/content-type.js';
 import { registerCors } from './plugins/cors.js';
 import { registerGuard } from './plugins/guard.js';
@@ -56,21 +54,7 @@ export async function buildHttpApp(
   registerLowLevelErrors(app);
   registerRequestContext(app);
 
-  await app.register(swagger, {
-    openapi: {
-      info: {
-        title: 'gengate',
-        version: API_VERSION,
-        description: 'Generation gateway: video, image and text models behind one API key.',
-      },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ bearer: [] }],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
-  app.get('/openapi.json', { config: { access: 'system' }, schema: { hide: true } }, async () =>
-    app.swagger(),
-  );
+  await registerOpenApi(app, ctx);
 
   // Before the guard: preflights carry no key.
   await registerCors(app, ctx.config.corsOrigins);
