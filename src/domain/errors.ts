@@ -64,6 +64,12 @@ export const ERRORS = {
     type: 'conflict_error',
     message: 'An account with this messaging_id already exists',
   },
+  /** An owner deletes a key that still has a balance or open holds: its money would be stranded. */
+  key_not_empty: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'The key still holds money: move its balance to another key first',
+  },
   idempotency_in_progress: {
     status: 409,
     type: 'conflict_error',

@@ -34,7 +34,7 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerViolation
   for (const k of negative)
     add(LEDGER_RULES.nonNegative, `key ${k.id}`, `balance=${k.balance} held=${k.held}`);
 
-  // Funds: balance + held = Σ(topup + adjust − capture). Open holds: held = Σ(hold − capture − release).
+  // Funds: balance + held = Σ(topup + adjust + transfer − capture). Open holds: held = Σ(hold − capture − release).
   const sums = await sql<{
     id: number;
     balance: number;
@@ -46,7 +46,7 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerViolation
     from api_keys k
     left join (
       select key_id,
-        sum(case when kind in ('topup', 'adjust') then amount when kind = 'capture' then -amount else 0 end) as funds,
+        sum(case when kind in ('topup', 'adjust', 'transfer') then amount when kind = 'capture' then -amount else 0 end) as funds,
         sum(case when kind = 'hold' then amount when kind in ${SETTLEMENT} then -amount else 0 end) as open
       from ledger_entries group by key_id
     ) e on e.key_id = k.id

@@ -298,6 +298,84 @@ function migrations(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    '008_panel_analytics': {
+      async up(db: AnyDb) {
+        // The panel's charts aggregate a range of an account's chat requests from an index that
+        // covers every column they read (one index scan, no row lookups). It replaces usage_account,
+        // whose (account_id, created_at) prefix it keeps, so a chat request still writes one index.
+        await db.schema
+          .createIndex('usage_account_cover')
+          .on('usage_records')
+          .columns(['account_id', 'created_at', 'key_id', 'model_id', 'cost', 'input_tokens', 'output_tokens'])
+          .execute();
+        await db.schema.dropIndex('usage_account').execute();
+        // The panel lists a task's webhook deliveries.
+        await db.schema.createIndex('webhook_task').on('webhook_deliveries').column('task_id').execute();
+        // Transfers between an owner's keys are `transfer` entries (signed, like `adjust`).
+        const kinds = sql`kind in ('topup', 'hold', 'capture', 'release', 'adjust', 'transfer')`;
+        if (engine === 'postgres') {
+          await sql`alter table ledger_entries drop constraint ledger_kind_valid`.execute(db);
+          await sql`alter table ledger_entries add constraint ledger_kind_valid check (${kinds})`.execute(db);
+          return;
+        }
+        // SQLite cannot alter a CHECK constraint: rebuild the table with the new one, keeping its
+        // rows (ids included) and re-creating whatever indexes it has.
+        const indexes = await sql<{ sql: string }>`select sql from sqlite_master
+          where type = 'index' and tbl_name = 'ledger_entries' and sql is not null`.execute(db);
+        const columns = sql.raw(
+          'id, key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at',
+        );
+        await db.schema
+          .createTable('ledger_entries_new')
+          .addColumn('id', 'integer', appendOnlyId)
+          .addColumn('key_id', 'bigint', (c) => c.notNull().references('api_keys.id'))
+          .addColumn('account_id', 'bigint', (c) => c.notNull())
+          .addColumn('task_id', 'text')
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('amount', 'bigint', (c) => c.notNull())
+          .addColumn('balance_after', 'bigint', (c) => c.notNull())
+          .addColumn('held_after', 'bigint', (c) => c.notNull())
+          .addColumn('note', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addUniqueConstraint('ledger_task_kind', ['task_id', 'kind'])
+          .addCheckConstraint('ledger_kind_valid', kinds)
+          .addCheckConstraint('ledger_balance_nonneg', sql`balance_after >= 0 and held_after >= 0`)
+          .execute();
+        await sql`insert into ledger_entries_new (${columns}) select ${columns} from ledger_entries`.execute(db);
+        await db.schema.dropTable('ledger_entries').execute();
+        await sql`alter table ledger_entries_new rename to ledger_entries`.execute(db);
+        for (const index of indexes.rows) await sql.raw(index.sql).execute(db);
+      },
+    },
+    '005_panel_auth': {
+      async up(db: AnyDb) {
+        // Panel two-factor authentication: the TOTP secret (kept readable: verifying needs it; it is
+        // pending until confirmed with a code), the last accepted time step (a code works once), and
+        // recovery codes stored only as hashes.
+        await db.schema
+          .createTable('panel_totp')
+          .addColumn('account_id', 'bigint', (c) => c.primaryKey())
+          .addColumn('secret', 'text', (c) => c.notNull())
+          .addColumn('enabled_at', 'bigint')
+          .addColumn('last_step', 'bigint')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('panel_recovery_codes')
+          .addColumn('code_hash', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'bigint', (c) => c.notNull())
+          .addColumn('used_at', 'bigint')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('panel_recovery_codes_account')
+          .on('panel_recovery_codes')
+          .column('account_id')
+          .execute();
+        // "Sign out everywhere" deletes one account's sessions.
+        await db.schema.createIndex('panel_tokens_account').on('panel_tokens').column('account_id').execute();
+      },
+    },
   };
 }
 

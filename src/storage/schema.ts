@@ -31,7 +31,7 @@ export interface ApiKeysTable {
   deleted_at: number | null;
 }
 
-export type LedgerKind = 'topup' | 'hold' | 'capture' | 'release' | 'adjust';
+export type LedgerKind = 'topup' | 'hold' | 'capture' | 'release' | 'adjust' | 'transfer';
 
 export interface LedgerEntriesTable {
   id: Generated<number>;
@@ -40,7 +40,7 @@ export interface LedgerEntriesTable {
   /** The task or chat request that caused the movement; null for top-ups and adjustments. */
   task_id: string | null;
   kind: LedgerKind;
-  /** Magnitude of the movement (adjust may be negative). */
+  /** Magnitude of the movement (adjust and transfer may be negative: a transfer out is). */
   amount: number;
   balance_after: number;
   held_after: number;
