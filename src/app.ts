@@ -25,6 +25,7 @@ import { buildTaskServices } from './services/tasks/build.js';
 import { WebhookDeliveryService } from './services/webhooks/delivery.js';
 import { type Db, openDatabase } from './storage/db.js';
 import { migrateToLatest } from './storage/migrations.js';
+import { PgWakeups } from './storage/pg-wakeups.js';
 import { Storage } from './storage/storage.js';
 
 export interface Gengate {
@@ -89,8 +90,20 @@ export async function buildContext(
     }),
     ...taskServices,
     syncImages: new SyncImageService({ storage, clock, ...taskServices }, { waitMs: config.syncImageWaitMs }),
+    wakeups: db.engine === 'postgres' && config.databaseUrl ? wakeupsOf(db, config) : undefined,
   };
+  // Created and finished tasks wake the task runners and webhook senders of every process.
+  ctx.taskEvents.onCreated(() => ctx.wakeups?.notify('tasks'));
+  ctx.taskEvents.onFinished(() => ctx.wakeups?.notify('webhooks'));
   return { ctx, db, redis };
+}
+
+function wakeupsOf(db: Db, config: Config): PgWakeups {
+  const warn =
+    config.logLevel === 'silent'
+      ? () => {}
+      : (message: string, error: unknown) => console.warn(`[gengate] ${message}:`, error);
+  return new PgWakeups(db.kysely, config.databaseUrl!, warn);
 }
 
 /** Shared through Redis when there is one, so a key change reaches every process. */
@@ -114,6 +127,7 @@ export async function buildGengate(config: Config, options: BuildOptions = {}): 
       await ctx.keyInvalidation.close();
       await ctx.webhooks.close();
       await ctx.chat.close();
+      await ctx.wakeups?.close();
       redis?.disconnect();
       if (!options.db) await db.close();
     },

@@ -12,6 +12,7 @@ import type { SyncImageService } from './services/openai/sync-image.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import type { TaskServices } from './services/tasks/build.js';
 import type { WebhookDeliveryService } from './services/webhooks/delivery.js';
+import type { Wakeups } from './storage/pg-wakeups.js';
 import type { Storage } from './storage/storage.js';
 
 /** Task services (issue 3): tasks, taskEvents, taskProviders, idempotency, objects. */
@@ -33,4 +34,6 @@ export interface AppContext extends TaskServices {
   chat: ChatService;
   /** POST /v1/images/generations: an image task awaited up to SYNC_IMAGE_WAIT_MS, idempotent. */
   syncImages: SyncImageService;
+  /** PostgreSQL: LISTEN/NOTIFY wake-ups of the worker loops across processes (pg-wakeups.ts). */
+  wakeups?: Wakeups;
 }

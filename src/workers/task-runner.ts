@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AppContext } from '../context.js';
+import type { Wakeups } from '../storage/pg-wakeups.js';
 import type { TaskRow } from '../storage/repositories/tasks.js';
 import type { RunningWorker } from './index.js';
 import { type StepDeps, type StepSettings, TaskStep } from './task-step.js';
@@ -31,11 +32,13 @@ export class TaskRunner implements RunningWorker {
   private ticking: Promise<unknown> | undefined;
   private again = false;
   private stopped = true;
-  private unsubscribe: (() => void) | undefined;
+  private unsubscribe: (() => void)[] = [];
 
   constructor(
     private readonly deps: StepDeps,
     private readonly settings: RunnerSettings,
+    /** PostgreSQL: tasks created by other processes wake the runner through NOTIFY. */
+    private readonly wakeups?: Pick<Wakeups, 'on'>,
   ) {
     this.workerId = settings.workerId ?? newWorkerId();
     this.step = new TaskStep(deps, { ...settings, workerId: this.workerId });
@@ -43,7 +46,8 @@ export class TaskRunner implements RunningWorker {
 
   start(): this {
     this.stopped = false;
-    this.unsubscribe = this.deps.events.onCreated(() => this.nudge());
+    this.unsubscribe = [this.deps.events.onCreated(() => this.nudge())];
+    if (this.wakeups) this.unsubscribe.push(this.wakeups.on('tasks', () => this.nudge()));
     this.schedule(0);
     return this;
   }
@@ -120,7 +124,7 @@ export class TaskRunner implements RunningWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.unsubscribe?.();
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.ticking;
@@ -160,5 +164,6 @@ export function startTaskRunner(
       maxResultBytes: config.maxResultBytes,
       publicUrl: config.publicUrl,
     },
+    ctx.wakeups,
   ).start();
 }

@@ -68,13 +68,17 @@ export function startWebhookSender(
     }
   }
 
-  const unsubscribe = ctx.taskEvents.onFinished(nudge);
+  // Tasks finished by other processes wake this sender through NOTIFY (PostgreSQL).
+  const unsubscribe = [
+    ctx.taskEvents.onFinished(nudge),
+    ...(ctx.wakeups ? [ctx.wakeups.on('webhooks', nudge)] : []),
+  ];
   schedule(ctx.config.workerPollIntervalMs);
   return {
     name: 'webhook-sender',
     async stop() {
       stopped = true;
-      unsubscribe();
+      for (const stop of unsubscribe) stop();
       if (timer) clearTimeout(timer);
       timer = undefined;
       await ticking;

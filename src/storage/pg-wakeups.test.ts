@@ -1,0 +1,82 @@
+// LISTEN/NOTIFY wake-ups between processes sharing one PostgreSQL schema.
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestDb, type TestDb } from '../testing/db.js';
+import { HAVE_POSTGRES } from '../testing/services.js';
+import { openPostgres } from './db.js';
+import { PgWakeups } from './pg-wakeups.js';
+
+const until = async (check: () => boolean, ms = 5000) => {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+};
+
+describe.skipIf(!HAVE_POSTGRES)('LISTEN/NOTIFY wake-ups', () => {
+  let db: TestDb;
+  let other: TestDb;
+
+  beforeAll(async () => {
+    db = await openTestDb('postgres', { migrate: false });
+    other = await openTestDb('postgres', { migrate: false });
+  });
+  afterAll(async () => {
+    await db?.dispose();
+    await other?.dispose();
+  });
+
+  it('a notify in one process wakes the listeners of another; a burst is coalesced; other schemas sleep', async () => {
+    const apiDb = openPostgres(db.url!, 2);
+    const api = new PgWakeups(apiDb.kysely, db.url!);
+    const worker = new PgWakeups(db.kysely, db.url!);
+    const stranger = new PgWakeups(other.kysely, other.url!);
+    try {
+      let tasks = 0;
+      let webhooks = 0;
+      let strangers = 0;
+      worker.on('tasks', () => tasks++);
+      worker.on('webhooks', () => webhooks++);
+      stranger.on('tasks', () => strangers++);
+      await Promise.all([worker.ready(), stranger.ready()]);
+      // Each listener fires once when it connects (work may have come while no one listened).
+      await until(() => tasks === 1 && webhooks === 1 && strangers === 1);
+      for (let i = 0; i < 1000; i++) api.notify('tasks');
+      await until(() => tasks >= 2);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // 1,000 calls, a few NOTIFYs: at most one in flight and one more queued behind it.
+      expect(tasks - 1).toBeLessThanOrEqual(3);
+      expect(webhooks).toBe(1);
+      expect(strangers).toBe(1);
+      api.notify('webhooks');
+      await until(() => webhooks === 2);
+    } finally {
+      await api.close();
+      await worker.close();
+      await stranger.close();
+      await apiDb.close();
+    }
+  });
+
+  it('reconnects after its connection is killed, and wakes its listeners then', async () => {
+    const worker = new PgWakeups(db.kysely, db.url!);
+    try {
+      let tasks = 0;
+      worker.on('tasks', () => tasks++);
+      await worker.ready();
+      await until(() => tasks === 1);
+      await sql`select pg_terminate_backend(pid) from pg_stat_activity
+                where query like 'listen "gengate_%' || current_schema() || '"'
+                  and pid <> pg_backend_pid() and datname = current_database()`.execute(db.kysely);
+      // Reconnected: the listener fires again, and notifications arrive again.
+      await until(() => tasks >= 2, 10_000);
+      await worker.ready();
+      const before = tasks;
+      worker.notify('tasks');
+      await until(() => tasks > before, 10_000);
+    } finally {
+      await worker.close();
+    }
+  });
+});
