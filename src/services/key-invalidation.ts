@@ -7,6 +7,8 @@ import type { Redis } from 'ioredis';
 /** Sent instead of a key hash when every cached key must go (e.g. after missed messages). */
 export const ALL_KEYS = '*';
 export const KEY_INVALIDATION_CHANNEL = 'gengate:keys:invalidate';
+/** How long close() waits for publishes in flight: a stalled Redis must not hang a CLI command. */
+export const PUBLISH_FLUSH_TIMEOUT_MS = 2_000;
 
 export type InvalidationListener = (keyHash: string) => void;
 
@@ -47,6 +49,7 @@ export class RedisKeyInvalidation implements KeyInvalidation {
   constructor(
     private readonly publisher: Redis,
     private readonly onError: (message: string, error: unknown) => void,
+    private readonly flushTimeoutMs = PUBLISH_FLUSH_TIMEOUT_MS,
   ) {}
 
   publish(keyHash: string): void {
@@ -104,7 +107,17 @@ export class RedisKeyInvalidation implements KeyInvalidation {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([...this.pending]);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.flushTimeoutMs);
+    });
+    const outcome = await Promise.race([Promise.allSettled([...this.pending]), waited]);
+    clearTimeout(timer);
+    if (outcome === 'timeout')
+      this.onError(
+        'key invalidation publish not confirmed; other processes catch up through the cache TTL',
+        new Error(`Redis did not answer within ${this.flushTimeoutMs} ms`),
+      );
     this.subscriber?.disconnect();
   }
 }

@@ -4,8 +4,18 @@
 // One counter per key, whatever its limit: the limiter itself never rejects (its point budget is
 // unreachable) and the decision compares the count with the key's current limit. So a limit changed
 // mid-window applies to the requests already counted, instead of starting a fresh counter.
+//
+// Redis faults fail open to a per-process limit, never to "no limit" nor to refusing every request
+// (docs/resilience.md): while Redis is down, restarting or not answering within `timeoutMs`, each
+// process counts in its own memory, so a key gets at most its limit per API process. A Redis that
+// stalled is skipped for `retryAfterMs`, so requests do not each wait out the timeout.
 import type { Redis } from 'ioredis';
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  type RateLimiterRes,
+} from 'rate-limiter-flexible';
 
 export interface RateDecision {
   allowed: boolean;
@@ -25,29 +35,48 @@ export const RATE_WINDOW_SECONDS = 60;
 export const RATE_LIMIT_KEY_PREFIX = 'gengate:rl';
 const UNREACHABLE_POINTS = Number.MAX_SAFE_INTEGER;
 
-export class FlexibleRateLimiter implements RateLimiter {
-  private readonly limiter: RateLimiterAbstract;
+export interface RedisFaultOptions {
+  /** A Redis answer slower than this counts as a fault (a stalled server keeps the socket open). */
+  timeoutMs?: number;
+  /** After a timeout, count in memory for this long before asking Redis again. */
+  retryAfterMs?: number;
+}
 
-  constructor(redis?: Redis) {
+export const REDIS_LIMIT_TIMEOUT_MS = 250;
+export const REDIS_LIMIT_RETRY_AFTER_MS = 1_000;
+
+export class FlexibleRateLimiter implements RateLimiter {
+  /** This process's own counters: the embedded limiter, or the fallback while Redis is faulty. */
+  private readonly local: RateLimiterMemory;
+  private readonly shared: RateLimiterAbstract | undefined;
+  private readonly timeoutMs: number;
+  private readonly retryAfterMs: number;
+  private redisSkippedUntil = 0;
+
+  constructor(redis?: Redis, faults: RedisFaultOptions = {}) {
     const options = {
       points: UNREACHABLE_POINTS,
       duration: RATE_WINDOW_SECONDS,
       keyPrefix: RATE_LIMIT_KEY_PREFIX,
     };
-    this.limiter = redis
+    this.local = new RateLimiterMemory(options);
+    this.timeoutMs = faults.timeoutMs ?? REDIS_LIMIT_TIMEOUT_MS;
+    this.retryAfterMs = faults.retryAfterMs ?? REDIS_LIMIT_RETRY_AFTER_MS;
+    this.shared = redis
       ? new RateLimiterRedis({
           ...options,
           storeClient: redis,
-          // While Redis is unreachable each process limits on its own instead of failing requests
-          // or waiting for a reconnect. (buildContext waits for the first connection.)
+          // A client not connected (down, restarting) or a failed command: counted in memory
+          // instead of failing the request or waiting for a reconnect. (buildContext waits for the
+          // first connection.)
           rejectIfRedisNotReady: true,
-          insuranceLimiter: new RateLimiterMemory(options),
+          insuranceLimiter: this.local,
         })
-      : new RateLimiterMemory(options);
+      : undefined;
   }
 
   async consume(subject: string, limitPerMin: number): Promise<RateDecision> {
-    const res = await this.limiter.consume(subject, 1);
+    const res = await this.count(subject);
     const resetSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
     return {
       allowed: res.consumedPoints <= limitPerMin,
@@ -55,5 +84,20 @@ export class FlexibleRateLimiter implements RateLimiter {
       remaining: Math.max(0, limitPerMin - res.consumedPoints),
       resetSeconds,
     };
+  }
+
+  private count(subject: string): Promise<RateLimiterRes> {
+    if (!this.shared || Date.now() < this.redisSkippedUntil) return this.local.consume(subject, 1);
+    const asked = this.shared.consume(subject, 1);
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<RateLimiterRes>((resolve) => {
+      timer = setTimeout(() => {
+        this.redisSkippedUntil = Date.now() + this.retryAfterMs;
+        // The late answer, if any, is dropped; the request is counted here instead.
+        asked.catch(() => undefined);
+        resolve(this.local.consume(subject, 1));
+      }, this.timeoutMs);
+    });
+    return Promise.race([asked, stalled]).finally(() => clearTimeout(timer));
   }
 }
