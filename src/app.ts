@@ -51,7 +51,8 @@ export async function buildContext(
   const redis = config.redisUrl
     ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false })
     : undefined;
-  const accounts = new AccountsService(storage, clock);
+  // allowed_models takes catalog ids only (the catalog is built below; asked only once serving).
+  const accounts = new AccountsService(storage, clock, async (id) => (await catalog.get(id)) !== undefined);
   const auth = new AuthService(storage, clock, config.keyCacheTtlMs);
   // The rate limiter treats a Redis that is not ready as down (per-process limits meanwhile), so
   // wait for the first connection instead of starting in that state.

@@ -300,6 +300,24 @@ describe.concurrent('gengate CLI', { timeout: 240_000 }, () => {
     const dir = dataDir();
     const unknownKey = await gengate(dir, 'topup', '999', '5');
     expect(unknownKey).toMatchObject({ code: 1, stderr: 'error: Key not found\n' });
+    // allowed_models takes catalog ids only, on create and on update; nothing is written.
+    expect((await gengate(dir, 'account', 'create', '--messaging-id', '77')).code).toBe(0);
+    const typo = await gengate(dir, 'key', 'create', '--account', '77', '--models', 'gpt-4o,gpt-4o-typo');
+    expect(typo).toMatchObject({
+      code: 1,
+      stderr: 'error: allowed_models: "gpt-4o-typo" is not a model of the catalog\n',
+    });
+    const created = await gengate(dir, 'key', 'create', '--account', '77', '--models', 'gpt-4o');
+    const { id } = JSON.parse(created.stdout) as { id: number };
+    const update = await gengate(dir, 'key', 'update', String(id), '--models', 'sora-2,nope');
+    expect(update).toMatchObject({
+      code: 1,
+      stderr: 'error: allowed_models: "nope" is not a model of the catalog\n',
+    });
+    const db = database(dir);
+    expect(db.prepare('select count(*) as n from api_keys').get()).toEqual({ n: 1 });
+    expect(db.prepare('select allowed_models from api_keys').get()).toEqual({ allowed_models: '["gpt-4o"]' });
+    db.close();
     const unknownCommand = await gengate(dir, 'frobnicate');
     expect(unknownCommand.code).toBe(2);
     expect(unknownCommand.stderr).toContain('usage: gengate <command>');

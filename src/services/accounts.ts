@@ -1,6 +1,7 @@
 // Owner and operator use cases: accounts, keys, restrictions and top-ups. Every money movement runs
 // in one transaction with its ledger entry; every change leaves an audit record.
 import { coefficientToPpm, rubToMicro } from '../domain/billing/money.js';
+import { isInternalModelId } from '../domain/catalog/model.js';
 import { AppError } from '../domain/errors.js';
 import { displayParts, generateApiKey, hashApiKey } from '../domain/keys/api-key.js';
 import { parseAllowedIpCidrs, parseAllowedModels, parseRateLimit } from '../domain/keys/restrictions.js';
@@ -24,7 +25,22 @@ export class AccountsService {
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
+    /** Whether a client may name this model id (the catalog); allowed_models takes only those. */
+    private readonly isKnownModel: (id: string) => Promise<boolean> = async () => true,
   ) {}
+
+  /** allowed_models names public catalog ids only: a typo would silently lock the key out. */
+  private async checkKnownModels(models: string[] | null): Promise<void> {
+    for (const id of models ?? []) {
+      if (isInternalModelId(id) || !(await this.isKnownModel(id))) {
+        throw new AppError(
+          'invalid_parameter',
+          `allowed_models: "${id}" is not a model of the catalog`,
+          'allowed_models',
+        );
+      }
+    }
+  }
 
   /** Auth caches subscribe here so a restriction change or a deletion takes effect at once. */
   onKeyChanged(listener: KeyChangeListener): void {
@@ -106,6 +122,7 @@ export class AccountsService {
     }
     const allowedModels =
       input.allowed_models === undefined ? null : parseAllowedModels(input.allowed_models);
+    await this.checkKnownModels(allowedModels);
     const allowedIpCidrs =
       input.allowed_ip_cidrs === undefined ? null : parseAllowedIpCidrs(input.allowed_ip_cidrs);
     const rateLimitPerMin =
@@ -153,6 +170,7 @@ export class AccountsService {
     } = {};
     if ('allowed_models' in patch) {
       const value = parseAllowedModels(patch.allowed_models);
+      await this.checkKnownModels(value);
       update.allowed_models = value ? JSON.stringify(value) : null;
     }
     if ('allowed_ip_cidrs' in patch) {

@@ -263,6 +263,8 @@ describe('POST /admin/accounts/{messaging_id}/keys', () => {
   it.each([
     [{ allowed_models: 'seedance-2' }, 'allowed_models'],
     [{ allowed_models: [1] }, 'allowed_models'],
+    [{ allowed_models: ['seedance-2', 'no-such-model'] }, 'allowed_models'],
+    [{ allowed_models: ['veo-3-fast:audio'] }, 'allowed_models'],
     [{ allowed_ip_cidrs: ['not-an-ip'] }, 'allowed_ip_cidrs'],
     [{ allowed_ip_cidrs: ['10.0.0.0/33'] }, 'allowed_ip_cidrs'],
     [{ rate_limit_per_min: 0 }, 'rate_limit_per_min'],
@@ -341,6 +343,16 @@ describe('PATCH /admin/keys/{id}', () => {
       'invalid_parameter',
       'allowed_ip_cidrs',
     );
+    // allowed_models names catalog ids only: a typo or an internal variant is refused.
+    for (const allowed_models of [['gpt-4o', 'gpt-4o-typo'], ['seedance-2:1080p']]) {
+      expectError(
+        await call('PATCH', `/admin/keys/${key.id}`, { allowed_models }),
+        422,
+        'invalid_parameter',
+        'allowed_models',
+      );
+    }
+    expect((await app.ctx.storage.keys.byIdForOperator(key.id))?.allowed_models).toBeNull();
     expectError(
       await call('PATCH', `/admin/keys/${key.id}`, { balance: 5 }),
       422,
