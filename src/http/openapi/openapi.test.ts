@@ -16,6 +16,7 @@ import {
 import { paramsComponentNames, pascalParamsName } from './model-params.js';
 import { OPERATIONS } from './operations.js';
 import { HIDDEN_ROUTES, isHiddenRoute } from './plugin.js';
+import { defaultCatalogDocument } from './standalone.js';
 
 type Json = Record<string, any>;
 
@@ -375,4 +376,15 @@ describe('the document against the server', () => {
       expect(documentedCodes, res.body).toContain(res.json().error.code);
     }
   });
+});
+
+describe('scripts/openapi.ts (defaultCatalogDocument)', () => {
+  it('prints the same document as a running server with the default catalog, without listening', async () => {
+    const printed = (await defaultCatalogDocument()) as Json;
+    expect((await new Validator().validate(structuredClone(printed))).valid).toBe(true);
+    expect(Object.keys(printed.paths).sort()).toEqual(Object.keys(doc.paths).sort());
+    const mapping = (d: Json) => d.components.schemas.GenerateRequest.properties.params.discriminator.mapping;
+    expect(mapping(printed)).toEqual(mapping(doc));
+    expect(printed.paths['/generate']).toEqual(doc.paths['/generate']);
+  }, 30_000);
 });
