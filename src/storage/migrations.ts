@@ -298,6 +298,19 @@ function migrations(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    '007_worker_heartbeats': {
+      async up(db: AnyDb) {
+        // One row per running worker process, touched every few seconds, for the status page: an
+        // idle worker leaves no other trace. A handful of rows: no index beyond the key.
+        await db.schema
+          .createTable('worker_heartbeats')
+          .addColumn('worker_id', 'text', (c) => c.primaryKey())
+          .addColumn('started_at', 'bigint', (c) => c.notNull())
+          .addColumn('seen_at', 'bigint', (c) => c.notNull())
+          .$call(textKeyed)
+          .execute();
+      },
+    },
     '008_panel_analytics': {
       async up(db: AnyDb) {
         // The panel's charts aggregate a range of an account's chat requests from an index that
