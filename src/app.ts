@@ -26,6 +26,7 @@ import { WebhookDeliveryService } from './services/webhooks/delivery.js';
 import { type Db, openDatabase } from './storage/db.js';
 import { migrateToLatest } from './storage/migrations.js';
 import { PgWakeups } from './storage/pg-wakeups.js';
+import { readQueueDepth } from './storage/queue-stats.js';
 import { Storage } from './storage/storage.js';
 
 export interface Gengate {
@@ -63,8 +64,8 @@ export async function buildContext(
   accounts.onKeyChanged((hash) => keyInvalidation.publish(hash));
   const catalog = new CatalogService(storage, clock);
   await catalog.init();
-  const metrics = new Metrics();
-  const taskServices = await buildTaskServices(config, storage, clock, catalog);
+  const metrics = new Metrics({ queueDepth: () => readQueueDepth(storage.db, clock.now()) });
+  const taskServices = await buildTaskServices(config, storage, clock, catalog, metrics);
   const ctx: AppContext = {
     config,
     clock,
@@ -81,6 +82,7 @@ export async function buildContext(
       storage,
       catalog,
       clock,
+      metrics,
       registry: new ChatRegistry(loadProvidersConfig(config.providersFile), {
         timeoutMs: config.providerTimeoutMs,
         now: () => clock.now(),

@@ -7,6 +7,7 @@ import { registerOpenApi } from './openapi/plugin.js';
 import { registerJsonOnlyBodies } from './plugins/content-type.js';
 import { registerCors } from './plugins/cors.js';
 import { registerGuard } from './plugins/guard.js';
+import { registerHttpMetrics } from './plugins/http-metrics.js';
 import { lowLevelErrorOptions, registerLowLevelErrors } from './plugins/low-level-errors.js';
 import { registerRequestContext, requestIdFor, serializeRequest } from './plugins/request-context.js';
 import { registerAdminRoutes } from './routes/admin/admin.js';
@@ -53,6 +54,8 @@ export async function buildHttpApp(
   registerJsonOnlyBodies(app);
   registerLowLevelErrors(app);
   registerRequestContext(app);
+  // Before any route: each route gets its metrics hook as it is added.
+  registerHttpMetrics(app, ctx.metrics);
 
   await registerOpenApi(app, ctx);
 

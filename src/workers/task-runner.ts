@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import type { AppContext } from '../context.js';
 import type { Wakeups } from '../storage/pg-wakeups.js';
 import type { TaskRow } from '../storage/repositories/tasks.js';
+import { claimDueCountingTakeovers } from './claim-counting-takeovers.js';
 import type { RunningWorker } from './index.js';
 import { type StepDeps, type StepSettings, TaskStep } from './task-step.js';
 
@@ -88,9 +89,12 @@ export class TaskRunner implements RunningWorker {
     let claimed: TaskRow[];
     try {
       const now = this.deps.clock.now();
-      claimed = await this.deps.storage.transaction((tx) =>
-        tx.tasks.claimDue(this.workerId, now, this.settings.leaseMs, free),
-      );
+      claimed = await claimDueCountingTakeovers(this.deps.storage, this.deps.metrics, {
+        workerId: this.workerId,
+        now,
+        leaseMs: this.settings.leaseMs,
+        limit: free,
+      });
     } catch (error) {
       this.deps.log.error('claiming tasks failed', error);
       return 0;

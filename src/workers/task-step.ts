@@ -197,7 +197,12 @@ export class TaskStep {
     const job = providerTask(task, route.upstreamModel);
     try {
       const callbackUrl = await this.deps.hooks?.callbackUrl(route.providerName, task.id);
-      outcome = await provider.submit(job, { callbackUrl });
+      const startedAt = performance.now();
+      try {
+        outcome = await provider.submit(job, { callbackUrl });
+      } finally {
+        this.deps.metrics?.providerCall(route.providerName, 'submit', performance.now() - startedAt);
+      }
     } catch (error) {
       outcome =
         error instanceof NotSentError
@@ -321,7 +326,7 @@ export class TaskStep {
     }
     const job = providerTask(task, state.upstream_model ?? task.model_id);
     const jobId = task.provider_job_id as string;
-    const outcome = await provider.poll(jobId, job);
+    const outcome = await this.timedPoll(provider, task, jobId, job);
     switch (outcome.status) {
       case 'succeeded':
         return this.complete(
@@ -337,6 +342,23 @@ export class TaskStep {
         if (claimed.timedOut) return this.cancelAndTimeOut(claimed, provider, job, jobId);
         if (outcome.status === 'busy') return this.requeue(claimed);
         return this.waitForNextPoll(claimed, outcome.retryAfterMs);
+    }
+  }
+
+  /** One poll, counted by its answer (error: it threw) and timed. */
+  private async timedPoll(provider: TaskProvider, task: TaskRow, jobId: string, job: ProviderTask) {
+    const startedAt = performance.now();
+    let label = 'error';
+    try {
+      const outcome = await provider.poll(jobId, job);
+      label = outcome.status === 'failed' ? `failed:${outcome.failure.kind}` : outcome.status;
+      return outcome;
+    } finally {
+      const metrics = this.deps.metrics;
+      if (metrics) {
+        metrics.providerCall(task.provider, 'poll', performance.now() - startedAt);
+        metrics.providerPolls.labels(task.provider, task.model_id, label).inc();
+      }
     }
   }
 
@@ -455,6 +477,7 @@ export class TaskStep {
       now,
     );
     if (!final) return;
+    this.deps.metrics?.taskFinished(final);
     const labels = { provider: final.provider, model: task.model_id };
     this.deps.metrics?.providerOutcomes.inc({ ...labels, outcome: failureKind ?? 'completed' });
     if (outcome.status === 'completed')

@@ -20,6 +20,7 @@ import type { UsageStatus } from '../../storage/repositories/usage.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedKey } from '../auth.js';
 import type { Clock } from '../clock.js';
+import type { Metrics } from '../metrics.js';
 
 /** Where a stream goes: the HTTP layer implements it over the raw response. */
 export interface ChatStreamSink {
@@ -55,7 +56,7 @@ export class ChatCall {
   private settled: Promise<Settlement> | null = null;
 
   constructor(
-    private readonly deps: { storage: Storage; clock: Clock },
+    private readonly deps: { storage: Storage; clock: Clock; metrics?: Metrics },
     readonly init: ChatCallInit,
   ) {}
 
@@ -194,6 +195,17 @@ export class ChatCall {
           latencyMs: Math.max(0, now - this.init.startedAt),
         },
       );
+      if (settled)
+        this.deps.metrics?.chatSettled({
+          model: this.init.publicModel,
+          provider: this.init.provider.name,
+          status,
+          inputTokens: usage?.promptTokens ?? 0,
+          outputTokens: usage?.completionTokens ?? 0,
+          cost,
+          hold: this.init.hold,
+          durationMs: now - this.init.startedAt,
+        });
       // Not settled: already resolved elsewhere (the janitor, after a stall), nothing more moved.
       return { status, usage, cost: settled ? cost : 0 };
     })();

@@ -20,6 +20,7 @@ import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedKey } from '../auth.js';
 import type { CatalogService } from '../catalog.js';
 import type { Clock } from '../clock.js';
+import type { Metrics } from '../metrics.js';
 import { ChatCall } from './chat-call.js';
 import { ChatHoldLease } from './hold-lease.js';
 
@@ -34,6 +35,7 @@ export interface ChatServiceDeps {
   /** LEASE_MS: how soon after this process dies its open holds are released by another. */
   holdLeaseMs?: number;
   onLeaseError?: (message: string, error: unknown) => void;
+  metrics?: Metrics;
 }
 
 /** Without a configured LEASE_MS (config.ts's default). */
@@ -98,9 +100,10 @@ export class ChatService {
       processId: this.holdLease.processId,
     };
     const plan = await this.hold(opening, sizing);
+    this.deps.metrics?.chatHeld(model.id, plan.amount);
 
     return new ChatCall(
-      { storage: this.deps.storage, clock: this.deps.clock },
+      { storage: this.deps.storage, clock: this.deps.clock, metrics: this.deps.metrics },
       {
         id,
         key,

@@ -12,6 +12,7 @@ import type { Storage } from '../../storage/storage.js';
 import type { CatalogService } from '../catalog.js';
 import type { Clock } from '../clock.js';
 import { IdempotencyService } from '../idempotency.js';
+import type { Metrics } from '../metrics.js';
 import { ProviderHooks } from '../provider-hooks.js';
 import { TaskEvents } from './events.js';
 import { TasksService } from './tasks-service.js';
@@ -38,6 +39,7 @@ export async function buildTaskServices(
   storage: Storage,
   clock: Clock,
   catalog: CatalogService,
+  metrics?: Metrics,
 ): Promise<TaskServices> {
   const taskEvents = new TaskEvents();
   const taskProviders = new TaskProviderRegistry(
@@ -62,6 +64,7 @@ export async function buildTaskServices(
     providers: taskProviders,
     events: taskEvents,
     webhookAllowPrivate: config.webhookAllowPrivate,
+    metrics,
   });
   return {
     tasks,

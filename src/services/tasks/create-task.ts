@@ -16,6 +16,7 @@ import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedKey } from '../auth.js';
 import type { CatalogService } from '../catalog.js';
 import type { Clock } from '../clock.js';
+import type { Metrics } from '../metrics.js';
 import { assertWebhookTargetAllowed } from '../webhooks/target-policy.js';
 import type { TaskEvents } from './events.js';
 
@@ -43,6 +44,7 @@ export interface CreateTaskDeps {
   providers: TaskProviderRegistry;
   events: TaskEvents;
   webhookAllowPrivate: boolean;
+  metrics?: Metrics;
 }
 
 export async function resolveGenerationModel(
@@ -139,6 +141,7 @@ export async function createTask(deps: CreateTaskDeps, input: CreateTaskInput): 
         `Balance is below the cost of this request (${microToRub(quote.holdAmount)} RUB)`,
       );
   });
+  deps.metrics?.taskCreated(task);
   deps.events.created();
   return task;
 }

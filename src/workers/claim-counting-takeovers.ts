@@ -1,0 +1,27 @@
+// A claim of due tasks that also tells how many of them were taken over from a worker whose lease
+// had expired (a crashed or stalled worker): the ids with expired leases are read first, in the
+// claim's own transaction, and matched against the claimed rows. On SQLite the transaction
+// serializes writers, so the count is exact; on PostgreSQL a task another worker claims and hands
+// back between the read and the claim could be counted twice, which needs a whole step to fit
+// inside one claim's transaction.
+import type { Metrics } from '../services/metrics.js';
+import { expiredLeaseIds } from '../storage/queue-stats.js';
+import type { TaskRow } from '../storage/repositories/tasks.js';
+import type { Storage } from '../storage/storage.js';
+
+export async function claimDueCountingTakeovers(
+  storage: Storage,
+  metrics: Metrics | undefined,
+  claim: { workerId: string; now: number; leaseMs: number; limit: number },
+): Promise<TaskRow[]> {
+  const { workerId, now, leaseMs, limit } = claim;
+  let takeovers = 0;
+  const rows = await storage.transaction(async (tx) => {
+    const expired = metrics ? await expiredLeaseIds(tx.db, now, limit) : [];
+    const claimed = await tx.tasks.claimDue(workerId, now, leaseMs, limit);
+    if (expired.length > 0) for (const row of claimed) if (expired.includes(row.id)) takeovers++;
+    return claimed;
+  });
+  if (takeovers > 0) metrics?.leaseTakeovers.inc(takeovers);
+  return rows;
+}
