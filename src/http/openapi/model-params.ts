@@ -85,7 +85,10 @@ export function catalogComponents(models: readonly CatalogModel[]): CatalogCompo
     const name = names.get(model.id)!;
     schemas[name] = paramsComponent(model);
     mapping[model.id] = `#/components/schemas/${name}`;
-    generateExamples[model.id] = { summary: `${model.name} (${model.kind})`, value: exampleRequest(model) };
+    generateExamples[model.id] = {
+      summary: `${model.id}: ${model.name} (${model.kind})`,
+      value: exampleRequest(model),
+    };
   }
   const branches = media.map((m) => ref(names.get(m.id)!));
   const first = media[0];
