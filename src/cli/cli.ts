@@ -8,6 +8,7 @@ import { AppError } from '../domain/errors.js';
 import { presentDelivery } from '../http/presenters/webhooks.js';
 import { readCatalogFile } from '../services/catalog.js';
 import { demoBanner, seedDemoAccount } from '../services/demo.js';
+import { PanelSessions } from '../services/panel-sessions.js';
 import { allHealthy, checkProviders, formatCheckTable } from '../services/providers-check.js';
 import { openDatabase } from '../storage/db.js';
 import { checkLedger } from '../storage/ledger-check.js';
@@ -28,7 +29,8 @@ const USAGE = `usage: gengate <command>
   models import FILE
   ledger check
   providers check                        one cheap authenticated call per provider: reachable, auth ok, latency
-  webhooks redeliver ID                  send a webhook delivery again with fresh attempts`;
+  webhooks redeliver ID                  send a webhook delivery again with fresh attempts
+  login-link MESSAGING_ID                print a one-time panel sign-in link (valid 15 minutes)`;
 
 const cliActor = { actor: 'cli' };
 
@@ -181,6 +183,13 @@ async function operatorCommand(
       return 1;
     }
     default:
+      if (command === 'login-link' && sub !== undefined) {
+        const account = await ctx.accounts.accountByMessagingId(sub);
+        const link = await new PanelSessions(ctx.storage, ctx.clock).createLoginLink(account.id, cliActor);
+        console.log(`${ctx.config.publicUrl}/panel/login?token=${link.token}`);
+        console.error(`one-time sign-in link, valid until ${new Date(link.expiresAt).toISOString()}`);
+        return 0;
+      }
       if (command === 'topup' || command === 'adjust') {
         const [keyId, amount] = [sub, rest[0]];
         const note = typeof flags.note === 'string' ? flags.note : undefined;

@@ -1,15 +1,75 @@
-// Server-rendered panel pages: one layout and HTML escaping for every interpolated value.
+// Server-rendered panel pages: HTML escaping for every interpolated value, and the small components
+// every page is built from (tables, badges, flash messages, empty states, money and time). Each
+// component takes text to escape, or HTML its caller built with these same helpers.
+import { microToRub } from '../domain/billing/money.js';
+
 export function escapeHtml(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · gengate</title>
-<style>
-body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:70rem;padding:0 1rem;color:#1d1d1f}
-table{border-collapse:collapse;width:100%;margin:.5rem 0 1.5rem}th,td{text-align:left;padding:.35rem .6rem;border-bottom:1px solid #ddd}
-th{font-weight:600;background:#f5f5f7}code{font:13px ui-monospace,monospace}.num{text-align:right}header{display:flex;justify-content:space-between;align-items:center}
-</style></head><body>${body}</body></html>`;
+/** Rubles with two decimals and a thin thousands separator, from micro-rubles. */
+export function formatRub(micro: number | bigint): string {
+  const rub = microToRub(Number(micro));
+  const [whole, fraction] = Math.abs(rub).toFixed(2).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f');
+  return `${rub < 0 ? '−' : ''}${grouped}.${fraction} ₽`;
+}
+
+/** A UTC timestamp people read: 2026-11-25 14:03 UTC (seconds in the title attribute). */
+export function formatTime(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '<span class="muted">—</span>';
+  const iso = new Date(Number(ms)).toISOString();
+  return `<time datetime="${iso}" title="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC</time>`;
+}
+
+export type Tone = 'ok' | 'warn' | 'error' | 'info' | 'muted';
+
+export function badge(text: string, tone: Tone = 'muted'): string {
+  return `<span class="badge badge-${tone}">${escapeHtml(text)}</span>`;
+}
+
+/** A message at the top of a page: the result of the form the owner just sent. */
+export function flash(kind: 'ok' | 'error' | 'info', message: string): string {
+  const role = kind === 'error' ? 'alert' : 'status';
+  return `<div class="flash flash-${kind}" role="${role}">${escapeHtml(message)}</div>`;
+}
+
+export function emptyState(title: string, text: string, actionHtml = ''): string {
+  return `<div class="empty"><p class="empty-title">${escapeHtml(title)}</p><p class="muted">${escapeHtml(text)}</p>${actionHtml}</div>`;
+}
+
+export interface Column {
+  label: string;
+  /** Right-aligned, tabular figures. */
+  num?: boolean;
+}
+
+/**
+ * A table that scrolls sideways inside its own box on a narrow screen, so the page never does.
+ * Cells are HTML (escape text with escapeHtml); `empty` shows instead of a table without rows.
+ */
+export function table(columns: Column[], rows: string[][], empty: string): string {
+  if (rows.length === 0) return emptyState(empty, '');
+  const head = columns.map(
+    (c) => `<th${c.num ? ' class="num"' : ''} scope="col">${escapeHtml(c.label)}</th>`,
+  );
+  const body = rows.map(
+    (cells) =>
+      `<tr>${cells.map((cell, i) => `<td${columns[i]?.num ? ' class="num"' : ''}${columns[i] ? ` data-label="${escapeHtml(columns[i].label)}"` : ''}>${cell}</td>`).join('')}</tr>`,
+  );
+  return `<div class="table-wrap"><table><thead><tr>${head.join('')}</tr></thead><tbody>${body.join('')}</tbody></table></div>`;
+}
+
+/** The title row of a page, with optional actions (buttons or links) on the right. */
+export function pageHeader(title: string, subtitle = '', actionsHtml = ''): string {
+  return `<div class="page-head"><div><h1>${escapeHtml(title)}</h1>${subtitle ? `<p class="muted">${escapeHtml(subtitle)}</p>` : ''}</div>${actionsHtml ? `<div class="page-actions">${actionsHtml}</div>` : ''}</div>`;
+}
+
+/** A headline figure: label, value (HTML), optional hint. */
+export function stat(label: string, valueHtml: string, hint = ''): string {
+  return `<div class="stat"><div class="stat-label">${escapeHtml(label)}</div><div class="stat-value">${valueHtml}</div>${hint ? `<div class="stat-hint muted">${escapeHtml(hint)}</div>` : ''}</div>`;
+}
+
+export function card(title: string, bodyHtml: string): string {
+  return `<section class="card">${title ? `<h2>${escapeHtml(title)}</h2>` : ''}${bodyHtml}</section>`;
 }

@@ -1,0 +1,47 @@
+// The panel's static files, all same-origin (never a CDN): its own stylesheet and script, and the
+// libraries it uses straight from node_modules (uPlot for charts, htmx for small enhancements).
+// Read once at start; served with a strong ETag so a reload costs a 304.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { PANEL_ROUTE } from './panel-context.js';
+
+const require = createRequire(import.meta.url);
+const own = (name: string) => fileURLToPath(new URL(`./assets/${name}`, import.meta.url));
+
+const FILES: Record<string, { path: string; type: string }> = {
+  'panel.css': { path: own('panel.css'), type: 'text/css; charset=utf-8' },
+  'panel.js': { path: own('panel.js'), type: 'text/javascript; charset=utf-8' },
+  'uplot.js': {
+    path: require.resolve('uplot/dist/uPlot.iife.min.js'),
+    type: 'text/javascript; charset=utf-8',
+  },
+  'uplot.css': { path: require.resolve('uplot/dist/uPlot.min.css'), type: 'text/css; charset=utf-8' },
+  'htmx.js': { path: require.resolve('htmx.org/dist/htmx.min.js'), type: 'text/javascript; charset=utf-8' },
+};
+
+/** URL of an asset under /panel/assets/. */
+export const assetUrl = (name: keyof typeof FILES | string) => `/panel/assets/${name}`;
+
+export function registerPanelAssets(scope: FastifyInstance): void {
+  const loaded = new Map(
+    Object.entries(FILES).map(([name, file]) => {
+      const body = readFileSync(file.path);
+      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+      return [name, { body, etag, type: file.type }];
+    }),
+  );
+  scope.get<{ Params: { name: string } }>('/panel/assets/:name', PANEL_ROUTE, async (request, reply) => {
+    const asset = loaded.get(request.params.name);
+    if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+    reply
+      .header('ETag', asset.etag)
+      .header('Cache-Control', 'public, max-age=300, must-revalidate')
+      .header('X-Content-Type-Options', 'nosniff')
+      .type(asset.type);
+    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    return reply.send(asset.body);
+  });
+}
