@@ -274,7 +274,16 @@ describe('the document against the server', () => {
       expected[key] = scheme;
       if (
         path.startsWith('/public/') ||
-        ['/v1/models', '/healthz', '/readyz', '/version', '/metrics', '/objects/{name}'].includes(path) ||
+        [
+          '/v1/models',
+          '/healthz',
+          '/readyz',
+          '/version',
+          '/metrics',
+          '/status',
+          '/status.json',
+          '/objects/{name}',
+        ].includes(path) ||
         path.startsWith('/hooks/')
       )
         expect(scheme, key).toBe('none');

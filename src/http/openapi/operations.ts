@@ -829,6 +829,26 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       },
     ],
   },
+  'GET /status.json': {
+    operationId: 'status',
+    success: [
+      {
+        status: 200,
+        description: 'Health of each component and the last hour per model family',
+        schema: 'route',
+      },
+    ],
+  },
+  'GET /status': {
+    operationId: 'statusPage',
+    success: [
+      {
+        status: 200,
+        description: 'The status page',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+    ],
+  },
   'POST /hooks/{provider}': {
     operationId: 'providerCallback',
     summary: "An upstream provider's callback (for the providers, not for clients)",
