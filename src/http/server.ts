@@ -22,6 +22,7 @@ import { registerImagesRoute } from './routes/openai/images.js';
 import { registerModelRoutes } from './routes/openai/models.js';
 import { registerResponsesRoute } from './routes/openai/responses.js';
 import { registerVideoRoutes } from './routes/openai/videos.js';
+import { registerStatusRoutes } from './routes/status/status.js';
 import { registerProbeRoutes } from './routes/system/health.js';
 import { registerMetricsRoute } from './routes/system/metrics.js';
 
@@ -83,6 +84,7 @@ export async function buildHttpApp(
   registerPanelRoutes(app, ctx);
   registerMetricsRoute(app, ctx);
   registerProbeRoutes(app, ctx);
+  registerStatusRoutes(app, ctx);
   await registerHookRoutes(app, ctx);
   for (const register of extraRoutes) await register(app, ctx);
   return app;

@@ -1,6 +1,8 @@
 // Starts the background workers of this process. Each worker is a loop with its own stop().
 import type { AppContext } from '../context.js';
 import { releaseAbandonedChatHolds, releaseHoldsOfDeadProcesses } from '../services/chat/abandoned-holds.js';
+import { startWorkerHeartbeat } from '../services/status-heartbeat.js';
+import { WorkerHeartbeatsRepository } from '../storage/repositories/worker-heartbeats.js';
 import { runJanitorOnce } from './janitor.js';
 import { startTaskRunner } from './task-runner.js';
 import { startWebhookSender } from './webhook-sender.js';
@@ -54,6 +56,10 @@ export async function startWorkers(
       (e) => log('janitor failed', e),
     ),
     startWebhookSender(ctx, log),
+    // For the status page: a live worker is known even while no task runs.
+    startWorkerHeartbeat(new WorkerHeartbeatsRepository(ctx.storage.db), ctx.clock, (e) =>
+      log('worker heartbeat failed', e),
+    ),
     // Holds of dead processes go within LEASE_MS plus one interval, even with no API process alive.
     startLoop(
       'chat-holds',
