@@ -165,13 +165,13 @@ export class HistogramFamily extends Family<HistogramSeries> {
         cumulative += series.counts[i];
         out.push({
           metricName: `${this.name}_bucket`,
-          labels: { ...series.labels, le: bound },
+          labels: { le: bound, ...series.labels },
           value: cumulative,
         });
       });
       out.push({
         metricName: `${this.name}_bucket`,
-        labels: { ...series.labels, le: '+Inf' },
+        labels: { le: '+Inf', ...series.labels },
         value: series.count,
       });
       out.push({ metricName: `${this.name}_sum`, labels: { ...series.labels }, value: series.sum });
