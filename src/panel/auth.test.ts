@@ -148,7 +148,8 @@ describe('panel sign-in', () => {
     const other = await signIn(app, stranger.messagingId);
     const otherToken = csrfOf(await getPage(app, '/panel', other));
     const before = await app.ctx.storage.accounts.byId(owner.accountId);
-    for (const fields of [{}, { _csrf: 'wrong' }, { _csrf: otherToken }]) {
+    const attempts: Record<string, string>[] = [{}, { _csrf: 'wrong' }, { _csrf: otherToken }];
+    for (const fields of attempts) {
       const res = await postForm(app, '/panel/webhooks/rotate', cookie, fields);
       expect(res.statusCode).toBe(403);
       expect(res.body).toContain('security token');
