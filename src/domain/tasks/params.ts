@@ -6,6 +6,7 @@ import addFormatsModule from 'ajv-formats';
 import type { CatalogModel } from '../catalog/model.js';
 import { AppError } from '../errors.js';
 import { MAX_JSON_DEPTH, valueTooDeep } from '../json-depth.js';
+import { paramHint, withHint } from './param-hints.js';
 
 // ajv-formats is CommonJS: under NodeNext its default export arrives as the module object.
 type FormatsPlugin = typeof addFormatsModule.default;
@@ -65,7 +66,8 @@ export class ParamsValidator {
     const copy = JSON.parse(JSON.stringify(params)) as Params;
     const validate = this.validatorFor(model);
     if (!validate || validate(copy)) return copy;
-    throw toAppError(validate.errors ?? []);
+    const errors = validate.errors ?? [];
+    throw withHint(toAppError(errors), paramHint(errors));
   }
 }
 

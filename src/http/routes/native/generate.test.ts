@@ -206,7 +206,7 @@ describe('POST /generate refusals write nothing', () => {
           'invalid_parameter',
         )
       ).message,
-    ).toBe('duration must be an integer');
+    ).toBe('duration must be an integer. Send the number without quotes: 5, not "5"');
     expect(
       (
         await refused(
