@@ -10,6 +10,9 @@ const HEADER = [
 ].join('\n');
 
 export async function typesFromDocument(document: unknown): Promise<string> {
-  const ast = await openapiTS(document as Parameters<typeof openapiTS>[0], { alphabetize: false });
+  const ast = await openapiTS(document as Parameters<typeof openapiTS>[0], {
+    // A parameter with a default is optional to send: openapi-typescript would make it required.
+    defaultNonNullable: false,
+  });
   return `${HEADER}${astToString(ast)}`;
 }

@@ -13,20 +13,27 @@ type JsonAnswer<Op, Status extends number, Fallback = unknown> = Op extends {
   ? Body
   : Fallback;
 
-type JsonRequest<Op> = Op extends {
-  requestBody?: { content: { 'application/json': infer Body } };
-}
-  ? Body
+type JsonRequest<Op> = Op extends { requestBody?: infer Body }
+  ? [NonNullable<Body>] extends [never]
+    ? never
+    : NonNullable<Body> extends { content: { 'application/json': infer Json } }
+      ? Json
+      : never
   : never;
 
-type Schemas = components extends { schemas: infer S } ? S : Record<string, never>;
+type Schemas = components extends { schemas: infer S } ? S : never;
+
+/** POST /generate's body as the document describes it, or a loose shape where it does not. */
+type DocumentedGenerateRequest = [JsonRequest<Post<'/generate'>>] extends [never]
+  ? { params: { model_name: string; [param: string]: unknown } }
+  : JsonRequest<Post<'/generate'>>;
 
 /** POST /generate's body: `{params}`, with `params` one schema per model (discriminated by model_name). */
-export type GenerateRequest = Schemas extends { GenerateRequest: infer R }
-  ? R
-  : [JsonRequest<Post<'/generate'>>] extends [never]
-    ? { params: { model_name: string; [param: string]: unknown } }
-    : JsonRequest<Post<'/generate'>>;
+export type GenerateRequest = [Schemas] extends [never]
+  ? DocumentedGenerateRequest
+  : Schemas extends { GenerateRequest: infer Request }
+    ? Request
+    : DocumentedGenerateRequest;
 
 /**
  * The generation parameters of one model: `model_name` picks the model and with it the parameters
