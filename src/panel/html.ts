@@ -35,7 +35,7 @@ export function flash(kind: 'ok' | 'error' | 'info', message: string): string {
 }
 
 export function emptyState(title: string, text: string, actionHtml = ''): string {
-  return `<div class="empty"><p class="empty-title">${escapeHtml(title)}</p><p class="muted">${escapeHtml(text)}</p>${actionHtml}</div>`;
+  return `<div class="empty"><p class="empty-title">${escapeHtml(title)}</p>${text ? `<p class="muted">${escapeHtml(text)}</p>` : ''}${actionHtml}</div>`;
 }
 
 export interface Column {
@@ -45,10 +45,16 @@ export interface Column {
 }
 
 /**
- * A table that scrolls sideways inside its own box on a narrow screen, so the page never does.
- * Cells are HTML (escape text with escapeHtml); `empty` shows instead of a table without rows.
+ * A table that becomes one card per row on a phone (`layout: 'cards'`, the default) or scrolls
+ * sideways inside its own box (`'scroll'`, for wide data), so the page never does. Cells are HTML
+ * (escape text with escapeHtml); `empty` shows instead of a table without rows.
  */
-export function table(columns: Column[], rows: string[][], empty: string): string {
+export function table(
+  columns: Column[],
+  rows: string[][],
+  empty: string,
+  layout: 'cards' | 'scroll' = 'cards',
+): string {
   if (rows.length === 0) return emptyState(empty, '');
   const head = columns.map(
     (c) => `<th${c.num ? ' class="num"' : ''} scope="col">${escapeHtml(c.label)}</th>`,
@@ -57,7 +63,7 @@ export function table(columns: Column[], rows: string[][], empty: string): strin
     (cells) =>
       `<tr>${cells.map((cell, i) => `<td${columns[i]?.num ? ' class="num"' : ''}${columns[i] ? ` data-label="${escapeHtml(columns[i].label)}"` : ''}>${cell}</td>`).join('')}</tr>`,
   );
-  return `<div class="table-wrap"><table><thead><tr>${head.join('')}</tr></thead><tbody>${body.join('')}</tbody></table></div>`;
+  return `<div class="table-wrap${layout === 'cards' ? ' cards' : ''}"><table><thead><tr>${head.join('')}</tr></thead><tbody>${body.join('')}</tbody></table></div>`;
 }
 
 /** The title row of a page, with optional actions (buttons or links) on the right. */
