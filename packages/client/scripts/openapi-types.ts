@@ -13,6 +13,8 @@ export async function typesFromDocument(document: unknown): Promise<string> {
   const ast = await openapiTS(document as Parameters<typeof openapiTS>[0], {
     // A parameter with a default is optional to send: openapi-typescript would make it required.
     defaultNonNullable: false,
+    // A free-form object (a model's params_schema, its example) is `Record<string, unknown>`, not `never`-valued.
+    emptyObjectsUnknown: true,
   });
   return `${HEADER}${astToString(ast)}`;
 }

@@ -718,7 +718,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        KeyCreated: components["schemas"]["Key"] & Record<string, never>;
+        KeyCreated: components["schemas"]["Key"] & Record<string, unknown>;
         Account: {
             messaging_id: number;
             /** @description Price multiplier of the account (1 = catalog prices) */
@@ -769,9 +769,9 @@ export interface components {
             /** @description Text models: accepts image input */
             vision?: boolean;
             /** @description JSON Schema of `params` for POST /generate (null for text models) */
-            params_schema: Record<string, never> | null;
+            params_schema: Record<string, unknown> | null;
             /** @description A request body to POST to example_endpoint as is */
-            example: Record<string, never>;
+            example: Record<string, unknown>;
             /** @enum {string} */
             example_endpoint: "/generate" | "/v1/chat/completions";
         };
@@ -798,8 +798,8 @@ export interface components {
                 provider?: string;
                 model?: string;
             } | null;
-            params_schema: Record<string, never> | null;
-            billing?: Record<string, never> | null;
+            params_schema: Record<string, unknown> | null;
+            billing?: Record<string, unknown> | null;
         };
         WebhookDelivery: {
             id: string;
@@ -1754,9 +1754,9 @@ export interface operations {
                         /** @enum {string} */
                         role: "system" | "developer" | "user" | "assistant" | "tool";
                         /** @description Text, or an array of parts ({type: "text", text} or {type: "image_url", image_url: {url}} for vision models) */
-                        content?: string | Record<string, never>[] | null;
+                        content?: string | Record<string, unknown>[] | null;
                         name?: string;
-                        tool_calls?: Record<string, never>[];
+                        tool_calls?: Record<string, unknown>[];
                         tool_call_id?: string;
                     }[];
                     /** @default false */
@@ -1769,10 +1769,10 @@ export interface operations {
                     temperature?: number;
                     top_p?: number;
                     stop?: string | string[];
-                    tools?: Record<string, never>[];
-                    tool_choice?: string | Record<string, never>;
+                    tools?: Record<string, unknown>[];
+                    tool_choice?: string | Record<string, unknown>;
                     parallel_tool_calls?: boolean;
-                    response_format?: Record<string, never>;
+                    response_format?: Record<string, unknown>;
                     user?: string;
                 } & {
                     [key: string]: unknown;
@@ -1798,7 +1798,7 @@ export interface operations {
                         object: "chat.completion";
                         created: number;
                         model: string;
-                        choices: Record<string, never>[];
+                        choices: Record<string, unknown>[];
                         usage?: {
                             prompt_tokens?: number;
                             completion_tokens?: number;
@@ -1970,18 +1970,18 @@ export interface operations {
                 "application/json": {
                     /** @example gpt-4o-mini */
                     model: string;
-                    input: string | Record<string, never>[];
+                    input: string | Record<string, unknown>[];
                     instructions?: string;
                     /** @default false */
                     stream?: boolean;
                     max_output_tokens?: number;
                     temperature?: number;
                     top_p?: number;
-                    tools?: Record<string, never>[];
-                    tool_choice?: string | Record<string, never>;
-                    text?: Record<string, never>;
-                    reasoning?: Record<string, never>;
-                    metadata?: Record<string, never>;
+                    tools?: Record<string, unknown>[];
+                    tool_choice?: string | Record<string, unknown>;
+                    text?: Record<string, unknown>;
+                    reasoning?: Record<string, unknown>;
+                    metadata?: Record<string, unknown>;
                     /** @enum {boolean} */
                     store?: false;
                 } & {
@@ -2188,7 +2188,7 @@ export interface operations {
                      */
                     response_format?: "url" | "b64_json";
                     /** @description Native parameters of the model (its params component) */
-                    extra_body?: Record<string, never>;
+                    extra_body?: Record<string, unknown>;
                 } & {
                     [key: string]: unknown;
                 };
@@ -2536,7 +2536,7 @@ export interface operations {
                         image_url?: string;
                     };
                     /** @description Native parameters of the model (its params component) */
-                    extra_body?: Record<string, never>;
+                    extra_body?: Record<string, unknown>;
                 } & {
                     [key: string]: unknown;
                 };
@@ -2556,7 +2556,7 @@ export interface operations {
                         image_url?: string;
                     };
                     /** @description Native parameters of the model (its params component) */
-                    extra_body?: Record<string, never>;
+                    extra_body?: Record<string, unknown>;
                 } & {
                     [key: string]: unknown;
                 };
@@ -4395,8 +4395,8 @@ export interface operations {
                         model?: string;
                     } | null;
                     /** @description JSON Schema of the params */
-                    params_schema?: Record<string, never> | null;
-                    billing?: Record<string, never> | null;
+                    params_schema?: Record<string, unknown> | null;
+                    billing?: Record<string, unknown> | null;
                 };
             };
         };
