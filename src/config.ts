@@ -4,6 +4,8 @@ import { resolve } from 'node:path';
 export interface Config {
   host: string;
   port: number;
+  /** A second listener with only GET /metrics and /healthz (the worker role's only one); unset: none. */
+  metricsPort: number | undefined;
   publicUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
@@ -118,6 +120,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const host = env.HOST || '127.0.0.1';
   const port = int('PORT', 8080);
   if (port > 65535) problems.push(`PORT must be <= 65535, got ${port}`);
+  const metricsPort = env.METRICS_PORT ? int('METRICS_PORT', 0, 1) : undefined;
+  if (metricsPort !== undefined && (metricsPort > 65535 || metricsPort === port))
+    problems.push(`METRICS_PORT must be <= 65535 and differ from PORT, got ${metricsPort}`);
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
@@ -170,6 +175,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const config: Config = {
     host,
     port,
+    metricsPort,
     publicUrl,
     dataDir: resolve(env.DATA_DIR || './data'),
     databaseUrl,

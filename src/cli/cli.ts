@@ -205,15 +205,21 @@ async function operatorCommand(
 async function serve(config: Config, role: string): Promise<void> {
   if (!['all', 'api', 'worker'].includes(role))
     throw new Error(`--role must be all, api or worker, got ${role}`);
-  const [{ buildGengate }, { startWorkers }] = await Promise.all([
+  const [{ buildGengate }, { startWorkers }, { startMetricsServer }] = await Promise.all([
     import('../app.js'),
     import('../workers/index.js'),
+    import('../http/metrics-server.js'),
   ]);
   const gengate = await buildGengate(config);
   const { ctx, http } = gengate;
   const log = (msg: string, err?: unknown) => http.log.error({ err }, msg);
   const info = (msg: string, fields: Record<string, unknown>) => http.log.info(fields, msg);
   const workers = role === 'api' ? [] : await startWorkers(ctx, log, info);
+  // The worker role's only listener: Prometheus scrapes every process (see docs/metrics.md).
+  const metricsServer =
+    config.metricsPort === undefined
+      ? undefined
+      : await startMetricsServer(ctx.metrics, config.host, config.metricsPort);
   if (role !== 'worker') {
     await http.listen({ host: config.host, port: config.port });
     // Seeded only once listening: a start that fails (port taken) must not use up the one showing of the key.
@@ -231,6 +237,7 @@ async function serve(config: Config, role: string): Promise<void> {
   const shutdown = async () => {
     clearInterval(keepAlive);
     await Promise.all(workers.map((w) => w.stop()));
+    await metricsServer?.close();
     await gengate.close();
     process.exit(0);
   };
