@@ -1,0 +1,123 @@
+// Hints on POST /generate's refusals for the mistakes visible in the request as a whole (those inside
+// params are hinted where params are validated, domain/tasks/param-hints.ts): the key without
+// "Bearer", a JSON body sent as a form or with single quotes, params or the whole body sent as a
+// string of JSON, the model under `model`, a model id in another case, misspelt or with an internal
+// variant suffix. The hint is appended to the error's message; status, code, param and every other
+// field stay as they are. Attached to that one route, so no other answer pays for it.
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { CatalogModel } from '../../domain/catalog/model.js';
+import { isPublic } from '../../domain/catalog/model.js';
+import { closestName } from '../../domain/tasks/param-hints.js';
+import type { RawJsonBody } from '../raw-json.js';
+
+export interface HintInput {
+  code: string;
+  param: string | null;
+  /** The raw body bytes as text (at most a few KB are looked at). */
+  raw: string;
+  /** The parsed body, when it parsed. */
+  body: unknown;
+  authorization: string | undefined;
+  headers: Record<string, unknown>;
+  /** Public media model ids, for model-name suggestions. */
+  modelIds: () => Promise<string[]>;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function parsesToObject(text: string): boolean {
+  try {
+    return isObject(JSON.parse(text));
+  } catch {
+    return false;
+  }
+}
+
+function authHint(input: HintInput): string | undefined {
+  const auth = input.authorization?.trim();
+  if (auth && !/^bearer\s/i.test(auth) && /^sk_/.test(auth))
+    return 'Send the key as "Authorization: Bearer sk_live_…" (the word Bearer, a space, then the key)';
+  if (!auth && (input.headers['x-api-key'] !== undefined || input.headers['api-key'] !== undefined))
+    return 'Send the key in the Authorization header: "Authorization: Bearer sk_live_…"';
+  return undefined;
+}
+
+function bodyHint(input: HintInput): string | undefined {
+  const start = input.raw.trimStart().slice(0, 1);
+  if (input.code === 'unsupported_media_type' && (start === '{' || start === '['))
+    return 'The body is JSON: add the header "Content-Type: application/json" (curl -d alone sends a form)';
+  if (input.code === 'invalid_json' && /^\{\s*'/.test(input.raw.trimStart()))
+    return 'JSON takes double quotes around names and strings';
+  if (input.code === 'invalid_json' && typeof input.body === 'string' && parsesToObject(input.body))
+    return 'The body is a string holding JSON: send the object itself, not a string';
+  return undefined;
+}
+
+function paramsHint(input: HintInput): string | undefined {
+  const params = isObject(input.body) ? input.body.params : undefined;
+  if (input.param === 'params' && typeof params === 'string' && parsesToObject(params))
+    return 'params is a string holding JSON: send the object itself, not a string';
+  if (input.code === 'model_name_required' && isObject(params) && typeof params.model === 'string')
+    return 'Name the model in params.model_name (params.model is not read)';
+  return undefined;
+}
+
+async function modelHint(input: HintInput): Promise<string | undefined> {
+  if (input.code !== 'model_not_found') return undefined;
+  const params = isObject(input.body) && isObject(input.body.params) ? input.body.params : undefined;
+  const given = params?.model_name;
+  if (typeof given !== 'string' || given.length > 200) return undefined;
+  const ids = await input.modelIds();
+  const base = given.includes(':') ? given.slice(0, given.indexOf(':')) : undefined;
+  if (base !== undefined && ids.includes(base))
+    return `Use "${base}": a variant is chosen from the parameters, not named`;
+  const close = closestName(given, ids);
+  if (close) return `Did you mean "${close}"? GET /public/models lists the models`;
+  return 'GET /public/models lists the models';
+}
+
+export async function generateHint(input: HintInput): Promise<string | undefined> {
+  if (input.code === 'invalid_api_key') return authHint(input);
+  return bodyHint(input) ?? paramsHint(input) ?? (await modelHint(input));
+}
+
+const MAX_RAW = 4096;
+
+/** Adds the hint hook to POST /generate as it is registered: call before the route is added. */
+export function registerGenerateHints(app: FastifyInstance, models: () => Promise<CatalogModel[]>): void {
+  const modelIds = async () =>
+    (await models()).filter((m) => isPublic(m) && m.kind !== 'text').map((m) => m.id);
+
+  const hint = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (reply.statusCode < 400 || reply.statusCode >= 500 || typeof payload !== 'string') return payload;
+    let answer: { error?: { code?: unknown; param?: unknown; message?: unknown } };
+    try {
+      answer = JSON.parse(payload);
+    } catch {
+      return payload;
+    }
+    const error = answer.error;
+    if (!error || typeof error.code !== 'string' || typeof error.message !== 'string') return payload;
+    const captured = request.body as RawJsonBody | undefined;
+    const text = await generateHint({
+      code: error.code,
+      param: typeof error.param === 'string' ? error.param : null,
+      raw: captured?.raw ? captured.raw.subarray(0, MAX_RAW).toString('utf8') : '',
+      body: captured?.value,
+      authorization: request.headers.authorization,
+      headers: request.headers,
+      modelIds,
+    });
+    if (!text) return payload;
+    error.message = `${error.message}. ${text}`;
+    return JSON.stringify(answer);
+  };
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.url !== '/generate' || route.method !== 'POST') return;
+    const existing =
+      route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
+    route.onSend = [...existing, hint] as RouteOptions['onSend'];
+  });
+}
