@@ -78,7 +78,7 @@ describe.skipIf(!HAVE_BROWSER)('the panel in a browser', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const url of PAGES) {
       await page.goto(`${origin}${url}`);
-      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      const width = await page.evaluate<number>('document.documentElement.scrollWidth');
       expect(width, url).toBeLessThanOrEqual(390);
       await page.screenshot({
         path: join(SHOTS, `${url.replace(/\W+/g, '-').slice(1) || 'overview'}-390.png`),
@@ -108,12 +108,9 @@ describe.skipIf(!HAVE_BROWSER)('the panel in a browser', () => {
     await signInByLink(page);
     await page.goto(`${origin}/panel/webhooks`);
     const before = (await app.ctx.storage.accounts.byId(owner.accountId))?.webhook_secret;
-    await page.evaluate(() => {
-      for (const input of document.querySelectorAll(
-        'form[action="/panel/webhooks/rotate"] input[name="_csrf"]',
-      ))
-        input.remove();
-    });
+    await page.evaluate(
+      `document.querySelector('form[action="/panel/webhooks/rotate"] input[name="_csrf"]').remove()`,
+    );
     const [response] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith('/panel/webhooks/rotate')),
       page.getByRole('button', { name: 'Rotate secret' }).click(),
@@ -161,14 +158,14 @@ describe.skipIf(!HAVE_BROWSER)('the panel in a browser', () => {
   it('follows the dark system theme, and the toggle overrides it across reloads', async () => {
     const { context, page } = await newPage({ colorScheme: 'dark', width: 390 });
     await signInByLink(page);
-    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const background = () => page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
     expect(await background()).toBe('rgb(15, 18, 22)');
     await page.screenshot({ path: join(SHOTS, 'overview-dark-390.png'), fullPage: true });
     await page.getByRole('button', { name: /Switch between light and dark/ }).click();
     expect(await background()).toBe('rgb(246, 247, 249)');
     await page.reload();
     expect(await background()).toBe('rgb(246, 247, 249)');
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await context.close();
   }, 60_000);
 });
