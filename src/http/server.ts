@@ -78,7 +78,10 @@ export async function buildHttpApp(
   registerResponsesRoute(app, ctx);
   await registerImagesRoute(app, ctx);
   await registerVideoRoutes(app, ctx);
-  registerGenerateHints(app, () => ctx.catalog.all());
+  registerGenerateHints(app, {
+    models: () => ctx.catalog.all(),
+    balanceOf: (keyId) => ctx.storage.keys.balanceOf(keyId),
+  });
   await registerGenerateRoute(app, ctx);
   registerTaskRoutes(app, ctx);
   registerObjectRoutes(app, ctx);

@@ -98,6 +98,24 @@ describe('hints on POST /generate refusals', () => {
     expect(text.message).not.toContain('gpt-4o-mini"');
   });
 
+  it('402: what the key has beside the cost, in rubles', async () => {
+    const poor = await app.newKey({ balanceRub: 10.5 });
+    const res = await app.http.inject({
+      method: 'POST',
+      url: '/generate',
+      headers: poor.auth,
+      payload: { params: { model_name: 'seedance-2', prompt: 'x' } },
+    });
+    expect(res.statusCode).toBe(402);
+    expect(res.json().error).toEqual({
+      message:
+        'Balance is below the cost of this request (45 RUB). This key has 10.5 RUB available (GET /me/balance)',
+      type: 'insufficient_quota',
+      code: 'insufficient_balance',
+      param: null,
+    });
+  });
+
   it('keeps the answers it has no hint for, and other routes, exactly as they were', async () => {
     const missing = await post(JSON.stringify({ params: {} }));
     expect(missing).toEqual({

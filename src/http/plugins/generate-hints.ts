@@ -5,6 +5,7 @@
 // variant suffix. The hint is appended to the error's message; status, code, param and every other
 // field stay as they are. Attached to that one route, so no other answer pays for it.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { microToRub } from '../../domain/billing/money.js';
 import type { CatalogModel } from '../../domain/catalog/model.js';
 import { isPublic } from '../../domain/catalog/model.js';
 import { closestName } from '../../domain/tasks/param-hints.js';
@@ -21,6 +22,8 @@ export interface HintInput {
   headers: Record<string, unknown>;
   /** Public media model ids, for model-name suggestions. */
   modelIds: () => Promise<string[]>;
+  /** The calling key's available and held rubles, once it is authenticated. */
+  balance: () => Promise<{ available: number; held: number } | undefined>;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -77,15 +80,32 @@ async function modelHint(input: HintInput): Promise<string | undefined> {
   return 'GET /public/models lists the models';
 }
 
+/** What the key has, so that a cost in rubles is not mistaken for one in micro-rubles or the like. */
+async function balanceHint(input: HintInput): Promise<string | undefined> {
+  if (input.code !== 'insufficient_balance') return undefined;
+  const balance = await input.balance();
+  if (!balance) return undefined;
+  const held = balance.held > 0 ? `, ${balance.held} RUB held by running tasks` : '';
+  return `This key has ${balance.available} RUB available${held} (GET /me/balance)`;
+}
+
 export async function generateHint(input: HintInput): Promise<string | undefined> {
   if (input.code === 'invalid_api_key') return authHint(input);
+  if (input.code === 'insufficient_balance') return balanceHint(input);
   return bodyHint(input) ?? paramsHint(input) ?? (await modelHint(input));
 }
 
 const MAX_RAW = 4096;
 
 /** Adds the hint hook to POST /generate as it is registered: call before the route is added. */
-export function registerGenerateHints(app: FastifyInstance, models: () => Promise<CatalogModel[]>): void {
+export interface GenerateHintDeps {
+  models: () => Promise<CatalogModel[]>;
+  /** Micro-rubles of a key. */
+  balanceOf: (keyId: number) => Promise<{ balance: number; held: number } | undefined>;
+}
+
+export function registerGenerateHints(app: FastifyInstance, deps: GenerateHintDeps): void {
+  const { models } = deps;
   const modelIds = async () =>
     (await models()).filter((m) => isPublic(m) && m.kind !== 'text').map((m) => m.id);
 
@@ -108,6 +128,11 @@ export function registerGenerateHints(app: FastifyInstance, models: () => Promis
       authorization: request.headers.authorization,
       headers: request.headers,
       modelIds,
+      balance: async () => {
+        const key = request.apiKey;
+        const micro = key ? await deps.balanceOf(key.keyId) : undefined;
+        return micro && { available: microToRub(micro.balance), held: microToRub(micro.held) };
+      },
     });
     if (!text) return payload;
     error.message = `${error.message}. ${text}`;
