@@ -65,8 +65,8 @@ export async function startWorkers(
       'chat-holds',
       Math.min(60_000, Math.max(10, Math.floor(ctx.config.leaseMs / 3))),
       async () => {
-        await releaseHoldsOfDeadProcesses(ctx.storage, ctx.clock.now());
-        await releaseAbandonedChatHolds(ctx.storage, ctx.clock.now());
+        await releaseHoldsOfDeadProcesses(ctx.storage, ctx.clock.now(), ctx.metrics);
+        await releaseAbandonedChatHolds(ctx.storage, ctx.clock.now(), undefined, ctx.metrics);
       },
       (e) => log('chat hold sweep failed', e),
     ),

@@ -10,6 +10,7 @@ import { hostname } from 'node:os';
 import { ProcessLeaseRepository } from '../../storage/repositories/process-leases.js';
 import type { Storage } from '../../storage/storage.js';
 import type { Clock } from '../clock.js';
+import type { Metrics } from '../metrics.js';
 import { releaseHoldsOfDeadProcesses } from './abandoned-holds.js';
 
 export interface ChatHoldLeaseOptions {
@@ -30,7 +31,7 @@ export class ChatHoldLease {
   live = false;
 
   constructor(
-    private readonly deps: { storage: Storage; clock: Clock },
+    private readonly deps: { storage: Storage; clock: Clock; metrics?: Metrics },
     private readonly options: ChatHoldLeaseOptions,
   ) {
     this.leases = new ProcessLeaseRepository(deps.storage.db);
@@ -60,7 +61,7 @@ export class ChatHoldLease {
   async beat(): Promise<{ released: number }> {
     await this.renew();
     const now = this.deps.clock.now();
-    const released = await releaseHoldsOfDeadProcesses(this.deps.storage, now);
+    const released = await releaseHoldsOfDeadProcesses(this.deps.storage, now, this.deps.metrics);
     await this.leases.purgeExpired(now);
     return { released };
   }

@@ -3,6 +3,7 @@
 // Prometheus text format and checked against prom-client's own JSON of the same registry; the money
 // series are checked against the ledger, the token series against the usage rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { releaseAbandonedChatHolds } from '../../../services/chat/abandoned-holds.js';
 import type { TestKey } from '../../../testing/app.js';
 import {
   type Exposition,
@@ -94,6 +95,14 @@ beforeAll(async () => {
   expect((await chat('hello [sim:tokens=7]')).statusCode).toBe(200);
   expect((await chat('hello again [sim:tokens=5]', true)).statusCode).toBe(200);
   expect((await chat('no [sim:fail=overload]')).statusCode).toBe(502);
+
+  // A chat hold whose request never ran (its process "died"), returned by the sweep.
+  const authenticated = await app.ctx.auth.authenticate(key.auth.authorization);
+  await app.ctx.chat.open(authenticated, {
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'lost' }],
+  });
+  expect(await releaseAbandonedChatHolds(app.ctx.storage, Date.now() + 1, 0, app.ctx.metrics)).toBe(1);
 
   // A read by id (its route pattern, never the id) and a request that matches no route.
   expect(
@@ -251,6 +260,16 @@ describe('/metrics after traffic', () => {
       value('gengate_money_refunded_microrubles_total', { model: 'flux-1-1-pro', outcome: 'failed' }),
     ).toBeGreaterThan(0);
     expect(value('gengate_money_captured_microrubles_total', { model: 'gpt-4o-mini' })).toBeGreaterThan(0);
+    const abandoned = await app.ctx.storage.db
+      .selectFrom('usage_records')
+      .select('id')
+      .where('status', '=', 'failed')
+      .where('input_tokens', '=', 0)
+      .execute();
+    expect(abandoned.length).toBeGreaterThanOrEqual(1);
+    expect(
+      value('gengate_money_refunded_microrubles_total', { model: 'gpt-4o-mini', outcome: 'abandoned' }),
+    ).toBeGreaterThan(0);
     // Still held: the slow task's hold, neither captured nor refunded.
     const slow = await app.ctx.storage.tasks.byIdForWorker(slowTaskId);
     expect(
