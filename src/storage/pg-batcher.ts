@@ -1,10 +1,13 @@
 // Merges single-statement writes that arrive together into one multi-row statement (PostgreSQL).
 // A statement that commits by itself still holds the rows it locked until its commit has flushed
 // the WAL; the chat requests of one hot key all lock that key's row, so they waited for each other's
-// commits one at a time. Here the first call runs at once on its own (nothing to wait for: the
-// latency of a lone request is unchanged); calls that arrive while a statement is in flight queue,
-// and the next round sends them all as ONE statement, one round trip and one commit for the lot.
-// Each caller is answered after that statement committed.
+// commits one at a time. Here a call runs at once while fewer than `maxInFlight` statements are in
+// flight (a lone request waits for nothing: its latency is unchanged); calls that arrive while all
+// are busy queue, and the next free slot sends them all as ONE statement, one round trip and one
+// commit for the lot. Each caller is answered after its statement committed. With the default of
+// one statement in flight, the calls of a process apply strictly in arrival order; more would
+// overlap round trips, but concurrent statements take a hot key's row in whatever order they reach
+// it.
 //
 // `many` may decline some items (answering undefined for them): those run one by one, in arrival
 // order, through `one`, after the batch. That is how a batch keeps the exact outcome of running the
@@ -26,35 +29,36 @@ interface Pending<I, O> {
 
 export class PgBatcher<I, O> {
   private queue: Pending<I, O>[] = [];
-  private busy = false;
+  private inFlight = 0;
   readonly stats: BatcherStats = { calls: 0, statements: 0, largestBatch: 0 };
 
   constructor(
     private readonly one: (item: I) => Promise<O>,
     private readonly many: (items: I[]) => Promise<(O | undefined)[]>,
-    private readonly maxBatch = 256,
+    private readonly options: { maxBatch?: number; maxInFlight?: number } = {},
   ) {}
 
   run(item: I): Promise<O> {
     this.stats.calls++;
     return new Promise<O>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      if (!this.busy) {
-        this.busy = true;
-        void this.drain();
-      }
+      if (this.inFlight < (this.options.maxInFlight ?? 1)) void this.drain();
     });
   }
 
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.maxBatch);
-      this.stats.statements++;
-      this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
-      if (batch.length === 1) await this.runOne(batch[0]);
-      else await this.runMany(batch);
+    this.inFlight++;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, this.options.maxBatch ?? 256);
+        this.stats.statements++;
+        this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
+        if (batch.length === 1) await this.runOne(batch[0]);
+        else await this.runMany(batch);
+      }
+    } finally {
+      this.inFlight--;
     }
-    this.busy = false;
   }
 
   private async runOne(pending: Pending<I, O>): Promise<void> {

@@ -13,7 +13,7 @@ import { KeysRepository } from './repositories/keys.js';
 import { LedgerRepository } from './repositories/ledger.js';
 import { ModelsRepository } from './repositories/models.js';
 import { SettingsRepository } from './repositories/settings.js';
-import { TasksRepository } from './repositories/tasks.js';
+import { type TaskRow, TasksRepository } from './repositories/tasks.js';
 import { UsageRepository } from './repositories/usage.js';
 import { WebhooksRepository } from './repositories/webhooks.js';
 import type { Database } from './schema.js';
@@ -57,6 +57,15 @@ export class Storage {
     this.usage = new UsageRepository(db);
     this.analytics = new AnalyticsRepository(db);
     this.chatBilling = new ChatBillingRepository(db, engine, (work) => this.transactionOnDb(work));
+  }
+
+  /**
+   * A new task and its hold, both or neither: false when the balance does not cover the hold. On
+   * PostgreSQL, outside a transaction, batched with the tasks created alongside (pg-task-batch.ts).
+   */
+  insertTaskWithHold(task: TaskRow): Promise<boolean> {
+    if (this.engine === 'postgres') return this.tasks.insertWithHold(task);
+    return this.transaction((tx) => tx.tasks.insertWithHold(task));
   }
 
   static from(db: Db): Storage {

@@ -124,23 +124,23 @@ export async function createTask(deps: CreateTaskDeps, input: CreateTaskInput): 
     updated_at: now,
     finished_at: null,
   };
-  await deps.storage.transaction(async (tx) => {
-    // First, so a concurrent duplicate stops at the idempotency key before touching the balance.
-    if (input.inTransaction) await input.inTransaction(tx, task);
-    // The task before its hold: on PostgreSQL the hold locks the key row, which every request of
-    // the key needs, so it comes last and stays locked for one statement and the commit.
-    await tx.tasks.insert(task satisfies NewTask);
-    const held = await tx.ledger.hold(
-      { keyId: task.key_id, accountId: task.account_id, now },
-      task.id,
-      task.hold_amount,
+  const refused = () =>
+    new AppError(
+      'insufficient_balance',
+      `Balance is below the cost of this request (${microToRub(quote.holdAmount)} RUB)`,
     );
-    if (!held)
-      throw new AppError(
-        'insufficient_balance',
-        `Balance is below the cost of this request (${microToRub(quote.holdAmount)} RUB)`,
-      );
-  });
+  const { inTransaction } = input;
+  if (inTransaction) {
+    await deps.storage.transaction(async (tx) => {
+      // First, so a concurrent duplicate stops at the idempotency key before touching the balance.
+      await inTransaction(tx, task);
+      if (!(await tx.insertTaskWithHold(task satisfies NewTask))) throw refused();
+    });
+  } else if (!(await deps.storage.insertTaskWithHold(task))) {
+    // The task and its hold are written together or not at all (batched with the tasks created
+    // alongside on PostgreSQL, one commit and one lock of the key's row for the lot).
+    throw refused();
+  }
   deps.metrics?.taskCreated(task);
   deps.events.created();
   return task;

@@ -3,8 +3,11 @@
 // (it stalled, another took over) can never overwrite the task.
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Engine } from '../db.js';
+import { PgBatcher } from '../pg-batcher.js';
+import { pgInsertTasksWithHolds } from '../pg-task-batch.js';
 import { placeholderRow, prepared } from '../prepared.js';
 import type { Database, TasksTable } from '../schema.js';
+import { LedgerRepository } from './ledger.js';
 
 export type TaskRow = Selectable<TasksTable>;
 export type NewTask = Insertable<TasksTable>;
@@ -43,6 +46,8 @@ const TASK_COLUMNS = [
 const INSERT = prepared((db, _task: TaskRow) =>
   db.insertInto('tasks').values(placeholderRow<TaskRow>(TASK_COLUMNS)),
 );
+
+const PG_INSERT_WITH_HOLDS = pgInsertTasksWithHolds(TASK_COLUMNS);
 
 const FOR_OWNER = prepared((db, p: { taskId: string; accountId: number }) =>
   db.selectFrom('tasks').selectAll().where('id', '=', p.taskId).where('account_id', '=', p.accountId),
@@ -217,6 +222,27 @@ export class TasksRepository {
     private readonly db: Kysely<Database>,
     private readonly engine: Engine,
   ) {}
+
+  // PostgreSQL, outside a transaction: the tasks created together are written with their holds as
+  // one statement (pg-task-batch.ts); alone, or declined by a batch, as a one-task statement.
+  private readonly pgCreations = new PgBatcher<TaskRow, boolean>(
+    async (task) => (await PG_INSERT_WITH_HOLDS(this.db, [task]))[0] ?? false,
+    (tasks) => PG_INSERT_WITH_HOLDS(this.db, tasks),
+  );
+
+  /**
+   * Writes a new task together with its hold of `hold_amount` on its key, or neither: false when the
+   * balance does not cover the hold (or the key is gone). Inside a transaction, in that transaction.
+   */
+  async insertWithHold(task: TaskRow): Promise<boolean> {
+    if (this.engine === 'postgres' && !this.db.isTransaction) return this.pgCreations.run(task);
+    const ref = { keyId: task.key_id, accountId: task.account_id, now: task.created_at };
+    // The hold first: refused, it wrote nothing, and the task is not written either.
+    if (!(await new LedgerRepository(this.db, this.engine).hold(ref, task.id, task.hold_amount)))
+      return false;
+    await this.insert(task);
+    return true;
+  }
 
   async insert(task: NewTask): Promise<void> {
     // The prepared INSERT lists every column; a partial row (defaults wanted) goes through Kysely.
