@@ -3,6 +3,7 @@ import { downloadTo } from './download.js';
 import {
   ApiError,
   ConnectionError,
+  GengateError,
   MaintenanceError,
   RateLimitError,
   TaskFailedError,
@@ -172,11 +173,7 @@ export class Gengate {
   ): AsyncGenerator<Task> {
     let after: string | undefined;
     for (;;) {
-      const page = (await this.listTasks({ ...query, after }, options)) as {
-        data: Task[];
-        has_more: boolean;
-        next_cursor: string | null;
-      };
+      const page = await this.listTasks({ ...query, after }, options);
       yield* page.data;
       if (!page.has_more || !page.next_cursor) return;
       after = page.next_cursor;
@@ -221,7 +218,7 @@ export class Gengate {
     const result = (task.result ?? {}) as { video_url?: unknown; image_url?: unknown };
     const url = typeof result.video_url === 'string' ? result.video_url : result.image_url;
     if (task.status !== 'completed' || typeof url !== 'string') {
-      throw new TypeError(`Task ${task.task_id} has no result file (status ${task.status})`);
+      throw new GengateError(`Task ${task.task_id} has no result file (status ${task.status})`);
     }
     // The time limit covers the answer's headers only: a large file may take longer to stream.
     const response = await this.transport.send(

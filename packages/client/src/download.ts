@@ -1,6 +1,7 @@
 // Streams a response body into a file or a WritableStream without holding it in memory. A file is
 // written beside its target and renamed when complete, so a cut download never looks finished.
-// node:fs is imported only for a path, so browsers (WritableStream only) never load it.
+// node:fs is imported only for a path, so browsers (WritableStream only) never load it; the
+// specifiers are kept out of bundlers' sight so a browser build does not try to resolve them.
 
 export async function downloadTo(
   response: Response,
@@ -22,9 +23,9 @@ export async function downloadTo(
     return bytes;
   }
   const [{ createWriteStream }, { rename, rm }, { Writable }] = await Promise.all([
-    import('node:fs'),
-    import('node:fs/promises'),
-    import('node:stream'),
+    importNode<typeof import('node:fs')>('node:fs'),
+    importNode<typeof import('node:fs/promises')>('node:fs/promises'),
+    importNode<typeof import('node:stream')>('node:stream'),
   ]);
   const partial = `${destination}.part`;
   try {
@@ -35,4 +36,8 @@ export async function downloadTo(
     throw error;
   }
   return bytes;
+}
+
+function importNode<T>(specifier: string): Promise<T> {
+  return import(/* webpackIgnore: true */ /* @vite-ignore */ specifier) as Promise<T>;
 }

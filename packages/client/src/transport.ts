@@ -83,7 +83,9 @@ export class Transport {
       const timeout = new AbortController();
       const timer = setTimeout(() => timeout.abort(), this.options.timeoutMs);
       try {
-        const response = await this.options.fetch(url, {
+        // Called unbound: browsers refuse a fetch invoked as a method of another object.
+        const fetchImpl = this.options.fetch;
+        const response = await fetchImpl(url, {
           method,
           headers,
           body: request.body,

@@ -1,5 +1,6 @@
 // A real gengate for the client's tests: the in-process app on a loopback port, with the task runner
 // and the webhook sender, on SQLite in a private directory.
+import type { Config } from '../../../src/config.js';
 import { ADMIN_TOKEN, type TestKey } from '../../../src/testing/app.js';
 import {
   createTaskTestApp,
@@ -22,10 +23,10 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(): Promise<TestServer> {
+export async function startTestServer(config: Partial<Config> = {}): Promise<TestServer> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const app = await createTaskTestApp({ config: { port, publicUrl: baseUrl } });
+  const app = await createTaskTestApp({ config: { port, publicUrl: baseUrl, ...config } });
   const sender: RunningWorker = startWebhookSender(app.ctx, (message, error) =>
     console.error(message, error),
   );
