@@ -145,7 +145,9 @@ function completeOperation(
     ...(doc.body && !doc.body.raw ? BODY_ERRORS : []),
     ...(doc.errors ?? []),
   ];
-  for (const [status, response] of Object.entries(errorResponses(codes, answerHeaders('public'))))
+  for (const [status, response] of Object.entries(
+    errorResponses(codes, answerHeaders('public'), doc.errorExamples),
+  ))
     responses[status] ??= response;
   out.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
   return out;

@@ -52,9 +52,14 @@ const STATUS_TEXT: Record<number, string> = {
   504: 'Gateway timeout',
 };
 
-export function errorExample(code: ErrorCode): JsonSchema {
+/** A real answer's message and param, where the catalog's default message would say less. */
+export type ErrorExamples = Partial<Record<ErrorCode, { message: string; param: string | null }>>;
+
+export function errorExample(code: ErrorCode, given?: ErrorExamples[ErrorCode]): JsonSchema {
   const entry = ERRORS[code];
-  return { error: { message: entry.message, type: entry.type, code, param: null } };
+  return {
+    error: { message: given?.message ?? entry.message, type: entry.type, code, param: given?.param ?? null },
+  };
 }
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -63,6 +68,7 @@ const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 export function errorResponses(
   codes: Iterable<ErrorCode>,
   base: Record<string, unknown>,
+  examples: ErrorExamples = {},
 ): Record<string, JsonSchema> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) {
@@ -83,7 +89,7 @@ export function errorResponses(
         'application/json': {
           schema: { $ref: '#/components/schemas/Error' },
           examples: Object.fromEntries(
-            codes.map((c) => [c, { summary: ERRORS[c].message, value: errorExample(c) }]),
+            codes.map((c) => [c, { summary: ERRORS[c].message, value: errorExample(c, examples[c]) }]),
           ),
         },
       },

@@ -387,6 +387,31 @@ describe('the document against the server', () => {
   });
 });
 
+describe('the error examples of POST /generate', () => {
+  it('are the messages the server really answers, hints included', async () => {
+    const key = await app.newKey({ balanceRub: 10.5 });
+    const examples = (status: number) =>
+      doc.paths['/generate'].post.responses[String(status)].content['application/json'].examples as Json;
+    const cases: [Json, number, string][] = [
+      [{ model_name: 'seedance-2' }, 422, 'unknown_field'],
+      [{ params: { model_name: 'Seedance-2' } }, 404, 'model_not_found'],
+      [{ params: { model_name: 'kling-2-1' } }, 400, 'missing_parameter'],
+      [{ params: { model_name: 'seedance-2', prompt: 'x', duration: '5' } }, 422, 'invalid_parameter'],
+      [{ params: { model_name: 'seedance-2', prompt: 'x' } }, 402, 'insufficient_balance'],
+    ];
+    for (const [body, status, code] of cases) {
+      const res = await app.http.inject({
+        method: 'POST',
+        url: '/generate',
+        headers: key.auth,
+        payload: body,
+      });
+      expect(res.statusCode, res.body).toBe(status);
+      expect(res.json(), code).toEqual(examples(status)[code].value);
+    }
+  });
+});
+
 describe('scripts/openapi.ts (defaultCatalogDocument)', () => {
   it('prints the same document as a running server with the default catalog, without listening', async () => {
     const printed = (await defaultCatalogDocument()) as Json;

@@ -5,6 +5,7 @@
 // DESIGN.md §4, and nothing here changes what a request is checked against.
 import type { ErrorCode } from '../../domain/errors.js';
 import { type JsonSchema, ref } from './components.js';
+import type { ErrorExamples } from './errors.js';
 
 export interface SuccessDoc {
   status: number;
@@ -34,6 +35,8 @@ export interface OperationDoc {
   body?: BodyDoc;
   success: SuccessDoc[];
   errors?: ErrorCode[];
+  /** Real messages (with their hints) for some of those codes, instead of the catalog's default. */
+  errorExamples?: ErrorExamples;
   /** Query parameters, replacing what the route's querystring schema says. */
   query?: { name: string; description: string; schema: JsonSchema }[];
   /** Reads Idempotency-Key. */
@@ -308,6 +311,28 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       },
     ],
     errors: [...IDEMPOTENCY_ERRORS, ...CREATE_TASK_ERRORS],
+    errorExamples: {
+      unknown_field: {
+        message:
+          'Unknown field: model_name. Put the generation parameters inside "params": {"params": {"model_name": …}}',
+        param: 'model_name',
+      },
+      model_not_found: {
+        message:
+          'Model not found or inactive: Seedance-2. Did you mean "seedance-2"? GET /public/models lists the models',
+        param: 'model_name',
+      },
+      missing_parameter: { message: 'prompt is required', param: 'prompt' },
+      invalid_parameter: {
+        message: 'duration must be an integer. Send the number without quotes: 5, not "5"',
+        param: 'duration',
+      },
+      insufficient_balance: {
+        message:
+          'Balance is below the cost of this request (45 RUB). This key has 10.5 RUB available (GET /me/balance)',
+        param: null,
+      },
+    },
     idempotent: true,
   },
   'GET /tasks': {
