@@ -45,6 +45,8 @@ export interface GengateOptions {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** Retries of this call after the first attempt (default: the client's `maxRetries`). */
+  maxRetries?: number;
 }
 
 export interface GenerateOptions extends CallOptions {
@@ -52,7 +54,7 @@ export interface GenerateOptions extends CallOptions {
   idempotencyKey?: string;
 }
 
-export interface WaitOptions extends CallOptions {
+export interface WaitOptions extends Omit<CallOptions, 'maxRetries'> {
   /** Time between polls in ms, ±20% jitter (default 3000). */
   intervalMs?: number;
   /** Give up (WaitTimeoutError) after this many ms (default 15 minutes). */
@@ -61,7 +63,7 @@ export interface WaitOptions extends CallOptions {
   onProgress?: (task: Task) => void;
 }
 
-export type RunOptions = GenerateOptions & Omit<WaitOptions, 'signal'>;
+export type RunOptions = GenerateOptions & Omit<WaitOptions, keyof CallOptions>;
 
 export interface DownloadOptions extends CallOptions {}
 
@@ -72,6 +74,9 @@ export interface DownloadResult {
 }
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
+/** A read's request options: every read is idempotent, so it is retried. */
+const read = (options: CallOptions) =>
+  ({ idempotent: true, signal: options.signal, maxRetries: options.maxRetries }) as const;
 const FINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed']);
 
 export class Gengate {
@@ -100,19 +105,16 @@ export class Gengate {
   generate(params: GenerateParams, options: GenerateOptions = {}): Promise<GenerateResponse> {
     return this.transport.json<GenerateResponse>('POST', '/generate', {
       body: JSON.stringify({ params }),
-      headers: { 'idempotency-key': options.idempotencyKey ?? crypto.randomUUID() },
-      idempotent: true,
-      signal: options.signal,
-    });
-  }
-
-  /** GET /tasks/{task_id}. */
-  getTask(taskId: string, options: CallOptions & { maxRetries?: number } = {}): Promise<Task> {
-    return this.transport.json<Task>('GET', `/tasks/${encodeURIComponent(taskId)}`, {
+      headers: { 'idempotency-key': options.idempotencyKey ?? randomKey() },
       idempotent: true,
       signal: options.signal,
       maxRetries: options.maxRetries,
     });
+  }
+
+  /** GET /tasks/{task_id}. */
+  getTask(taskId: string, options: CallOptions = {}): Promise<Task> {
+    return this.transport.json<Task>('GET', `/tasks/${encodeURIComponent(taskId)}`, read(options));
   }
 
   /**
@@ -159,11 +161,7 @@ export class Gengate {
 
   /** GET /tasks: a page of the account's tasks, newest first. Pass `next_cursor` as `after` for the next. */
   listTasks(query: ListTasksQuery = {}, options: CallOptions = {}): Promise<TaskList> {
-    return this.transport.json<TaskList>('GET', '/tasks', {
-      query: { ...query },
-      idempotent: true,
-      signal: options.signal,
-    });
+    return this.transport.json<TaskList>('GET', '/tasks', { query: { ...query }, ...read(options) });
   }
 
   /** Every task matching `query`, newest first, fetching pages as the loop goes. */
@@ -182,27 +180,23 @@ export class Gengate {
 
   /** GET /me/balance: the calling key's balance in rubles. */
   balance(options: CallOptions = {}): Promise<Balance> {
-    return this.transport.json<Balance>('GET', '/me/balance', { idempotent: true, signal: options.signal });
+    return this.transport.json<Balance>('GET', '/me/balance', read(options));
   }
 
   /** GET /me/keys: the calling key's account and its keys. */
   keys(options: CallOptions = {}): Promise<AccountKeys> {
-    return this.transport.json<AccountKeys>('GET', '/me/keys', { idempotent: true, signal: options.signal });
+    return this.transport.json<AccountKeys>('GET', '/me/keys', read(options));
   }
 
   /** GET /public/models: the active public models with their prices in rubles. */
   models(options: CallOptions = {}): Promise<Model[]> {
-    return this.transport.json<Model[]>('GET', '/public/models', {
-      idempotent: true,
-      signal: options.signal,
-    });
+    return this.transport.json<Model[]>('GET', '/public/models', read(options));
   }
 
   /** GET /public/models/{id}: one model with its params JSON Schema and an example request. */
   model(id: string, options: CallOptions = {}): Promise<ModelDetail> {
     return this.transport.json<ModelDetail>('GET', `/public/models/${encodeURIComponent(id)}`, {
-      idempotent: true,
-      signal: options.signal,
+      ...read(options),
     });
   }
 
@@ -250,6 +244,19 @@ function isTransient(error: unknown): boolean {
     error instanceof ConnectionError ||
     (error instanceof ApiError && error.status >= 500)
   );
+}
+
+/**
+ * A random UUID (v4) for the Idempotency-Key. crypto.randomUUID exists only in secure contexts of
+ * browsers; getRandomValues exists everywhere.
+ */
+function randomKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 function environment(): Record<string, string | undefined> {

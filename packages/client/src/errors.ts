@@ -1,5 +1,6 @@
 // Typed errors. Every answer that is not 2xx becomes an ApiError subclass chosen by its status (and
 // its `code` for 503 maintenance), so callers can `instanceof` instead of reading numbers.
+import type { Task } from './types.js';
 
 /** The server's error body: {"error": {message, type, code, param}} (plus `hint` on some answers). */
 export interface ErrorBody {
@@ -106,8 +107,8 @@ export class WaitTimeoutError extends GengateError {
 /** run() ended on a failed task (its hold was returned); `task.error` says why. */
 export class TaskFailedError extends GengateError {
   override name = 'TaskFailedError';
-  readonly task: { task_id: string; error: string | null };
-  constructor(task: { task_id: string; error: string | null }) {
+  readonly task: Task;
+  constructor(task: Task) {
     super(`Task ${task.task_id} failed: ${task.error ?? 'unknown error'}`);
     this.task = task;
   }

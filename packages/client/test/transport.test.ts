@@ -229,3 +229,29 @@ describe('waitForTask', () => {
     ).rejects.toThrow('user left');
   });
 });
+
+describe('the default Idempotency-Key', () => {
+  it('is a UUID v4 even where crypto.randomUUID is missing (browser pages outside a secure context)', async () => {
+    const { calls, fetchImpl } = scripted([{ status: 202, body: { task_id: 't1' } }]);
+    const randomUUID = crypto.randomUUID;
+    Object.defineProperty(crypto, 'randomUUID', { value: undefined, configurable: true });
+    try {
+      await client(fetchImpl).generate({ model_name: 'seedance-2', prompt: 'a' });
+      await client(fetchImpl).generate({ model_name: 'seedance-2', prompt: 'a' });
+    } finally {
+      Object.defineProperty(crypto, 'randomUUID', { value: randomUUID, configurable: true });
+    }
+    const keys = calls.map((call) => call.headers.get('idempotency-key'));
+    for (const key of keys)
+      expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(keys[0]).not.toBe(keys[1]);
+  });
+
+  it('maxRetries per call overrides the client default', async () => {
+    const { calls, fetchImpl } = scripted(['drop']);
+    await expect(client(fetchImpl, { maxRetries: 0 }).balance({ maxRetries: 2 })).rejects.toBeInstanceOf(
+      ConnectionError,
+    );
+    expect(calls).toHaveLength(3);
+  });
+});
