@@ -1,4 +1,7 @@
 // Retries, backoff, Retry-After, maintenance and cancellation, against a scripted fetch.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -195,7 +198,7 @@ describe('waitForTask', () => {
     const gaps = calls.slice(1).map((c, i) => c.at - calls[i]!.at);
     for (const gap of gaps) {
       expect(gap).toBeGreaterThanOrEqual(75);
-      expect(gap).toBeLessThan(400);
+      expect(gap).toBeLessThan(1_000); // generous: the machine may be busy
     }
     expect(new Set(gaps).size).toBeGreaterThan(1);
   });
@@ -217,7 +220,7 @@ describe('waitForTask', () => {
       .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(WaitTimeoutError);
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('an aborted signal stops the wait with its reason', async () => {
@@ -253,5 +256,38 @@ describe('the default Idempotency-Key', () => {
       ConnectionError,
     );
     expect(calls).toHaveLength(3);
+  });
+});
+
+describe('downloadResult', () => {
+  const completed = {
+    task_id: 't1',
+    status: 'completed' as const,
+    result: { video_url: 'http://files.test/objects/a.mp4', duration: 5 },
+  };
+
+  it('sends no API key to the file URL, and a download cut midway leaves no file behind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gengate-download-'));
+    const seen: Headers[] = [];
+    const fetchImpl: typeof fetch = async (_input, init) => {
+      seen.push(new Headers(init?.headers));
+      let sent = false;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent) return controller.error(new TypeError('terminated'));
+          sent = true;
+          controller.enqueue(new Uint8Array(1024));
+        },
+      });
+      return new Response(body, { status: 200, headers: { 'content-type': 'video/mp4' } });
+    };
+    try {
+      const target = join(dir, 'a.mp4');
+      await expect(client(fetchImpl).downloadResult(completed, target)).rejects.toThrow('terminated');
+      expect(readdirSync(dir)).toEqual([]);
+      expect(seen[0]!.get('authorization')).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
