@@ -7,11 +7,11 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../storage/db.js';
 import { checkLedger } from '../../storage/ledger-check.js';
 import { migrateToLatest } from '../../storage/migrations.js';
-import type { TestDb } from '../../testing/db.js';
+import { ENGINES, openTestDb, type TestDb } from '../../testing/db.js';
 import { balanceOf, createTaskTestApp, freePort, type TaskTestApp } from '../../testing/tasks.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/gengate.mjs', import.meta.url));
@@ -22,6 +22,8 @@ const RELEASE_BOUND_MS = LEASE_MS + LEASE_MS / 3 + 1_500;
 let dir: string;
 let app: TaskTestApp;
 const children: ChildProcess[] = [];
+/** DATABASE_URL of the PostgreSQL schema the processes share; unset on SQLite (DATA_DIR's file). */
+let databaseUrl: string | undefined;
 
 function gengate(role: 'api' | 'worker', port: number): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, [BIN, 'serve', '--role', role], {
@@ -36,6 +38,7 @@ function gengate(role: 'api' | 'worker', port: number): { child: ChildProcess; o
       DEMO: 'false',
       LEASE_MS: String(LEASE_MS),
       WORKER_POLL_INTERVAL_MS: '50',
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -59,89 +62,108 @@ async function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs: 
   }
 }
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'gengate-chat-crash-'));
-  const inner = openSqlite(join(dir, 'gengate.db'));
-  await migrateToLatest(inner);
-  const db: TestDb = { ...inner, file: join(dir, 'gengate.db'), dispose: () => inner.close() };
-  app = await createTaskTestApp({ db, dataDir: dir, runner: false });
-});
-
-afterAll(async () => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await app.dispose();
-  await app.db.dispose();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-it('an API process killed by SIGKILL mid-stream: its chat hold is released within LEASE_MS, exactly once', async () => {
-  const key = await app.newKey({ balanceRub: 100 });
-  const before = await balanceOf(app, key);
-  const port = await freePort();
-  const api = gengate('api', port);
-  // Another process: a worker, whose chat-holds loop sweeps every LEASE_MS / 3.
-  const worker = gengate('worker', 0);
-  await until(async () => /gengate listening on/.test(api.output()) || undefined, 45_000, 'the API process');
-  await until(async () => /gengate worker running/.test(worker.output()) || undefined, 45_000, 'the worker');
-
-  // A stream of 400 words, one every 50 ms: still running when the process is killed.
-  const body = JSON.stringify({
-    model: 'gpt-4o',
-    stream: true,
-    messages: [{ role: 'user', content: 'tell a long story [sim:tokens=400] [sim:pace=50]' }],
+describe.each(ENGINES)('on %s', (engine) => {
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gengate-chat-crash-'));
+    let db: TestDb;
+    if (engine === 'postgres') {
+      db = await openTestDb('postgres');
+      databaseUrl = db.url;
+    } else {
+      // The file name the processes open for DATA_DIR.
+      const inner = openSqlite(join(dir, 'gengate.db'));
+      await migrateToLatest(inner);
+      db = { ...inner, file: join(dir, 'gengate.db'), dispose: () => inner.close() };
+      databaseUrl = undefined;
+    }
+    app = await createTaskTestApp({ db, dataDir: dir, runner: false });
   });
-  const firstChunk = new Promise<void>((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/v1/chat/completions',
-        method: 'POST',
-        headers: { ...key.auth, 'content-type': 'application/json' },
-      },
-      (res) => {
-        if (res.statusCode !== 200) reject(new Error(`chat answered ${res.statusCode}`));
-        res.once('data', () => resolve());
-        res.on('error', () => undefined);
-      },
+
+  afterAll(async () => {
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    // Undefined when the set-up failed: its error is the one to read.
+    await app?.dispose();
+    await app?.db.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('an API process killed by SIGKILL mid-stream: its chat hold is released within LEASE_MS, exactly once', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = await balanceOf(app, key);
+    const port = await freePort();
+    const api = gengate('api', port);
+    // Another process: a worker, whose chat-holds loop sweeps every LEASE_MS / 3.
+    const worker = gengate('worker', 0);
+    await until(
+      async () => /gengate listening on/.test(api.output()) || undefined,
+      45_000,
+      'the API process',
     );
-    req.on('error', () => undefined);
-    req.end(body);
-  });
-  await firstChunk;
-  const pending = await app.ctx.storage.db
-    .selectFrom('usage_records')
-    .selectAll()
-    .where('key_id', '=', key.keyId)
-    .execute();
-  expect(pending).toHaveLength(1);
-  expect(pending[0]).toMatchObject({ status: 'pending' });
-  expect(pending[0].process_id).toMatch(/\/\d+\//);
-  const held = await balanceOf(app, key);
-  expect(held.held).toBeGreaterThan(0);
+    await until(
+      async () => /gengate worker running/.test(worker.output()) || undefined,
+      45_000,
+      'the worker',
+    );
 
-  api.child.kill('SIGKILL');
-  await new Promise((resolve) => api.child.once('exit', resolve));
-  const killedAt = Date.now();
+    // A stream of 400 words, one every 50 ms: still running when the process is killed.
+    const body = JSON.stringify({
+      model: 'gpt-4o',
+      stream: true,
+      messages: [{ role: 'user', content: 'tell a long story [sim:tokens=400] [sim:pace=50]' }],
+    });
+    const firstChunk = new Promise<void>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/v1/chat/completions',
+          method: 'POST',
+          headers: { ...key.auth, 'content-type': 'application/json' },
+        },
+        (res) => {
+          if (res.statusCode !== 200) reject(new Error(`chat answered ${res.statusCode}`));
+          res.once('data', () => resolve());
+          res.on('error', () => undefined);
+        },
+      );
+      req.on('error', () => undefined);
+      req.end(body);
+    });
+    await firstChunk;
+    const pending = await app.ctx.storage.db
+      .selectFrom('usage_records')
+      .selectAll()
+      .where('key_id', '=', key.keyId)
+      .execute();
+    expect(pending).toHaveLength(1);
+    expect(pending[0]).toMatchObject({ status: 'pending' });
+    expect(pending[0].process_id).toMatch(/\/\d+\//);
+    const held = await balanceOf(app, key);
+    expect(held.held).toBeGreaterThan(0);
 
-  const released = await until(
-    async () => {
-      const row = await app.ctx.storage.usage.byId(key.accountId, pending[0].id);
-      return row?.status !== 'pending' && row;
-    },
-    RELEASE_BOUND_MS + 30_000,
-    'the hold to be released',
-  );
-  const releasedAfterMs = Date.now() - killedAt;
-  expect(released).toMatchObject({ status: 'failed', cost: 0 });
-  // Not before the lease ran out (renewed at most LEASE_MS / 3 before the kill), and soon after.
-  expect(releasedAfterMs).toBeGreaterThanOrEqual((LEASE_MS * 2) / 3 - 100);
-  expect(releasedAfterMs).toBeLessThanOrEqual(RELEASE_BOUND_MS);
+    api.child.kill('SIGKILL');
+    await new Promise((resolve) => api.child.once('exit', resolve));
+    const killedAt = Date.now();
 
-  expect(await balanceOf(app, key)).toEqual(before);
-  const entries = await app.ctx.storage.ledger.entriesForTask(pending[0].id);
-  expect(entries.filter((e) => e.kind === 'hold').map((e) => Number(e.amount))).toEqual([held.held]);
-  expect(entries.filter((e) => e.kind === 'release').map((e) => Number(e.amount))).toEqual([held.held]);
-  expect(await checkLedger(app.ctx.storage.db)).toEqual([]);
-}, 120_000);
+    const released = await until(
+      async () => {
+        const row = await app.ctx.storage.usage.byId(key.accountId, pending[0].id);
+        return row?.status !== 'pending' && row;
+      },
+      RELEASE_BOUND_MS + 30_000,
+      'the hold to be released',
+    );
+    const releasedAfterMs = Date.now() - killedAt;
+    expect(released).toMatchObject({ status: 'failed', cost: 0 });
+    // Not before the lease ran out (renewed at most LEASE_MS / 3 before the kill), and soon after.
+    expect(releasedAfterMs).toBeGreaterThanOrEqual((LEASE_MS * 2) / 3 - 100);
+    expect(releasedAfterMs).toBeLessThanOrEqual(RELEASE_BOUND_MS);
+
+    expect(await balanceOf(app, key)).toEqual(before);
+    const entries = await app.ctx.storage.ledger.entriesForTask(pending[0].id);
+    expect(entries.filter((e) => e.kind === 'hold').map((e) => Number(e.amount))).toEqual([held.held]);
+    expect(entries.filter((e) => e.kind === 'release').map((e) => Number(e.amount))).toEqual([held.held]);
+    expect(await checkLedger(app.ctx.storage.db)).toEqual([]);
+  }, 120_000);
+});
