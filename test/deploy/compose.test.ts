@@ -175,7 +175,7 @@ describe('deploy/compose.yaml', () => {
     // Two API processes, reached only through the proxy, which forwards to their PORT.
     expect(services.api.deploy?.replicas).toBeGreaterThanOrEqual(2);
     expect(services.api.ports).toBeUndefined();
-    expect(services.proxy.ports).toEqual(['${GENGATE_PORT:-8080}:8080']);
+    expect((services.proxy.ports ?? []).map(interpolate)).toEqual(['8080:8080']);
     expect(services.proxy.volumes).toContain('./nginx.conf:/etc/nginx/nginx.conf:ro');
     const nginx = readRepoFile('deploy/nginx.conf');
     expect(nginx).toMatch(/set \$gengate http:\/\/api:8080;/);
