@@ -51,10 +51,9 @@ export class OwnerKeysService {
     return keys.map((key) => ({ key, lastUsedAt: used.get(key.id) ?? null }));
   }
 
-  async get(accountId: number, keyId: number): Promise<ApiKeyRow> {
-    const key = Number.isSafeInteger(keyId)
-      ? await this.deps.storage.keys.forAccount(accountId, keyId)
-      : undefined;
+  /** `storage`: the open transaction's, when called inside one (SQLite has one connection). */
+  async get(accountId: number, keyId: number, storage: Storage = this.deps.storage): Promise<ApiKeyRow> {
+    const key = Number.isSafeInteger(keyId) ? await storage.keys.forAccount(accountId, keyId) : undefined;
     if (!key) throw new AppError('not_found', 'Key not found');
     return key;
   }
@@ -73,7 +72,7 @@ export class OwnerKeysService {
     const name = parseKeyName(nameText);
     const now = this.deps.clock.now();
     return this.deps.storage.transaction(async (tx) => {
-      const before = await this.get(accountId, keyId);
+      const before = await this.get(accountId, keyId, tx);
       const renamed = await new OwnerKeysRepository(tx.db).rename(accountId, keyId, name, now);
       if (!renamed) throw new AppError('not_found', 'Key not found');
       await tx.audit.append({
@@ -99,7 +98,7 @@ export class OwnerKeysService {
   async delete(accountId: number, keyId: number, by: Actor): Promise<void> {
     const now = this.deps.clock.now();
     const deleted = await this.deps.storage.transaction(async (tx) => {
-      const key = await this.get(accountId, keyId);
+      const key = await this.get(accountId, keyId, tx);
       const row = await new OwnerKeysRepository(tx.db).deleteIfEmpty(accountId, keyId, now);
       if (!row) {
         throw new AppError(
