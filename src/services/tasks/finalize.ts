@@ -4,7 +4,7 @@
 // ledger's UNIQUE(task_id, kind) would refuse a second settlement anyway.
 import type { TaskRow } from '../../storage/repositories/tasks.js';
 import type { Storage } from '../../storage/storage.js';
-import { enqueueTaskWebhook } from '../webhooks/outbox.js';
+import { enqueueTaskWebhook, newDeliveryId, webhookPayload } from '../webhooks/outbox.js';
 import type { TaskEvents } from './events.js';
 
 export type FinalOutcome =
@@ -28,6 +28,32 @@ export async function finalizeTask(
   now: number,
 ): Promise<TaskRow | undefined> {
   const completed = outcome.status === 'completed';
+  // PostgreSQL: one statement, batched with the tasks finishing alongside (pg-finish-batch.ts);
+  // null when not finished there, and the transaction below gives the exact answer.
+  const batched = await storage.tasks.finishBatched({
+    taskId,
+    workerId,
+    status: outcome.status,
+    result: completed ? JSON.stringify(outcome.result) : null,
+    error: completed ? null : outcome.error,
+    cost: completed ? outcome.cost : 0,
+    providerJobId: (completed ? outcome.providerJobId : undefined) ?? null,
+    provider: outcome.provider ?? null,
+    now,
+    webhookId: newDeliveryId(),
+    webhookPayload: webhookPayload({
+      id: taskId,
+      account_id: 0,
+      webhook_url: null,
+      status: outcome.status,
+      result: completed ? outcome.result : null,
+      error: completed ? null : outcome.error,
+    }),
+  });
+  if (batched) {
+    events.finished(batched.id);
+    return batched;
+  }
   const final = await storage.transaction(async (tx) => {
     const row = await tx.tasks.finish(taskId, workerId, {
       status: outcome.status,

@@ -21,6 +21,11 @@ export function webhookPayload(task: FinalTask): string {
   );
 }
 
+/** A delivery's id, also its webhook-id header: time-ordered. */
+export function newDeliveryId(): string {
+  return `msg_${timeOrderedHex()}`;
+}
+
 /** Must be called with the transaction that finalizes the task. No-op when there is no webhook_url. */
 export async function enqueueTaskWebhook(
   tx: Storage,
@@ -28,7 +33,7 @@ export async function enqueueTaskWebhook(
   now: number,
 ): Promise<string | undefined> {
   if (!task.webhook_url) return undefined;
-  const id = `msg_${timeOrderedHex()}`;
+  const id = newDeliveryId();
   await tx.webhooks.insert({
     id,
     task_id: task.id,

@@ -4,6 +4,7 @@
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Engine } from '../db.js';
 import { PgBatcher } from '../pg-batcher.js';
+import { type PgFinish, pgFinishTasks } from '../pg-finish-batch.js';
 import { pgInsertTasksWithHolds } from '../pg-task-batch.js';
 import { placeholderRow, prepared } from '../prepared.js';
 import type { Database, TasksTable } from '../schema.js';
@@ -48,6 +49,7 @@ const INSERT = prepared((db, _task: TaskRow) =>
 );
 
 const PG_INSERT_WITH_HOLDS = pgInsertTasksWithHolds(TASK_COLUMNS);
+const PG_FINISH = pgFinishTasks(TASK_COLUMNS);
 
 const FOR_OWNER = prepared((db, p: { taskId: string; accountId: number }) =>
   db.selectFrom('tasks').selectAll().where('id', '=', p.taskId).where('account_id', '=', p.accountId),
@@ -229,6 +231,25 @@ export class TasksRepository {
     async (task) => (await PG_INSERT_WITH_HOLDS(this.db, [task]))[0] ?? false,
     (tasks) => PG_INSERT_WITH_HOLDS(this.db, tasks),
   );
+
+  // PostgreSQL, outside a transaction: final transitions batched with their settlements and outbox
+  // rows (pg-finish-batch.ts). `null`: not finished here, run the one-task transaction instead.
+  private readonly pgFinishes = new PgBatcher<PgFinish, TaskRow | null>(
+    async (item) => (await PG_FINISH(this.db, [item]))[0] ?? null,
+    (items) => PG_FINISH(this.db, items),
+  );
+
+  /**
+   * PostgreSQL, outside a transaction: the final transition (as `finish`), the settlement of the
+   * hold (capture `cost`, release the rest) and the webhook outbox row (when the task has a
+   * webhook_url) in one statement, batched with the tasks finishing alongside. Returns the final
+   * row, or null when it did not finish the task here (another engine, inside a transaction, the
+   * lease lost, a hold that is not intact): run the one-task transaction then, which answers exactly.
+   */
+  async finishBatched(item: PgFinish): Promise<TaskRow | null> {
+    if (this.engine !== 'postgres' || this.db.isTransaction) return null;
+    return this.pgFinishes.run(item);
+  }
 
   /**
    * Writes a new task together with its hold of `hold_amount` on its key, or neither: false when the
