@@ -23,8 +23,13 @@ const MESSAGING_ID = 700_001;
 
 export interface GengateOptions {
   engine: Engine;
-  /** 'api' serves requests only (no workers consume what the load creates); 'all' adds the workers. */
-  role: 'api' | 'all';
+  /**
+   * 'api' serves requests only (no workers consume what the load creates); 'all' adds the workers;
+   * 'worker' runs the workers only (no HTTP port).
+   */
+  role: 'api' | 'all' | 'worker';
+  /** Join another instance's PostgreSQL schema and use its funded key, instead of a fresh one. */
+  joining?: GengateInstance;
   upstreamBaseUrl: string;
   chatModel: string;
   /** What this instance is for, in its name and its profile's file name. */
@@ -40,6 +45,8 @@ export interface GengateInstance {
   child: Child;
   /** `Authorization` header of the funded bench key. */
   auth: { authorization: string };
+  /** The DATABASE_URL of its schema ('' on SQLite). */
+  databaseUrl: string;
   settings: Record<string, string>;
   /** Runs `gengate ledger check` against this instance's database. */
   ledgerCheck(): Promise<{ ok: boolean; output: string }>;
@@ -67,7 +74,8 @@ export async function startGengate(group: ProcessGroup, options: GengateOptions)
     );
     const port = await freePort();
     const adminToken = randomBytes(24).toString('hex');
-    const databaseUrl = options.engine === 'postgres' ? await createSchema(cleanups) : '';
+    const databaseUrl =
+      options.joining?.databaseUrl ?? (options.engine === 'postgres' ? await createSchema(cleanups) : '');
     const env: Record<string, string> = {
       HOST: '127.0.0.1',
       PORT: String(port),
@@ -95,11 +103,15 @@ export async function startGengate(group: ProcessGroup, options: GengateOptions)
       },
     );
     cleanups.push(() => child.stop());
-    await child.waitFor(/gengate listening on/, 60_000);
     const origin = `http://127.0.0.1:${port}`;
-    const health = await call(origin, 'GET', '/healthz');
-    if (health.status !== 200) throw new Error(`${name}: /healthz answered ${brief(health)}`);
-    const auth = await createFundedKey(origin, adminToken);
+    if (options.role === 'worker') {
+      await child.waitFor(/gengate worker running/, 60_000);
+    } else {
+      await child.waitFor(/gengate listening on/, 60_000);
+      const health = await call(origin, 'GET', '/healthz');
+      if (health.status !== 200) throw new Error(`${name}: /healthz answered ${brief(health)}`);
+    }
+    const auth = options.joining?.auth ?? (await createFundedKey(origin, adminToken));
     if (profileDir) {
       mkdirSync(profileDir, { recursive: true });
       writeFileSync(join(profileDir, STARTUP_FILE), JSON.stringify({ readyAfterMs: Date.now() - spawnedAt }));
@@ -115,6 +127,7 @@ export async function startGengate(group: ProcessGroup, options: GengateOptions)
       origin,
       child,
       auth,
+      databaseUrl,
       settings: reported,
       async ledgerCheck() {
         const check = group.spawnNode(`${name} ledger check`, ['bin/gengate.mjs', 'ledger', 'check'], {

@@ -6,6 +6,7 @@ import autocannon, { type AutocannonOptions, type AutocannonResult } from 'autoc
 import { measureLatency } from './latency-client.js';
 import { measureStreams } from './stream-client.js';
 import type { LoadStats } from './types.js';
+import { runWrk } from './wrk.js';
 
 export interface AutocannonJob {
   origin: string;
@@ -24,6 +25,8 @@ export interface AutocannonJob {
   uniqueBodies?: boolean;
   /** With `amount`: stop after this long even if not every request was answered. */
   maxSec?: number;
+  /** wrk for timed runs when it is installed; autocannon otherwise, and for a number of requests. */
+  tool?: 'wrk' | 'autocannon';
 }
 
 const UNIQUE = '[<id>]';
@@ -64,6 +67,8 @@ async function runAutocannon(job: AutocannonJob): Promise<LoadStats> {
     ];
   }
   const startedAtMs = Date.now();
+  // This process's CPU over the run: autocannon's share, when no other job runs alongside.
+  const cpuBefore = process.cpuUsage();
   const result = await new Promise<AutocannonResult>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
     const instance = autocannon(options, (error, done) => {
@@ -73,6 +78,7 @@ async function runAutocannon(job: AutocannonJob): Promise<LoadStats> {
     });
     if (job.maxSec) timer = setTimeout(() => instance.stop(), job.maxSec * 1000);
   });
+  const cpu = process.cpuUsage(cpuBefore);
   const statusCodes = Object.fromEntries(
     Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]),
   );
@@ -87,11 +93,20 @@ async function runAutocannon(job: AutocannonJob): Promise<LoadStats> {
     durationSec: result.duration,
     statusCodes,
     startedAtMs,
+    generator: {
+      tool: 'autocannon',
+      cpuPct: result.duration > 0 ? ((cpu.user + cpu.system) / 1e6 / result.duration) * 100 : null,
+    },
   };
 }
 
+/** A timed run goes to wrk when the bench chose it; a number of requests always to autocannon. */
+function runLoad(job: AutocannonJob): Promise<LoadStats> {
+  return job.tool === 'wrk' && !job.amount ? runWrk(job) : runAutocannon(job);
+}
+
 const handlers = {
-  autocannon: runAutocannon,
+  autocannon: runLoad,
   latency: measureLatency,
   streams: measureStreams,
 } as const;

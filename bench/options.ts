@@ -10,6 +10,7 @@ export const SCENARIOS = [
   'tasks',
   'throughput',
   'start',
+  'pipeline',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -27,7 +28,7 @@ export const USAGE = `usage: npm run bench -- [--quick] [--pg] [--only=${SCENARI
   --quick    short runs and 1,000 tasks: checks the harness end to end in under 2 minutes
   --pg       after SQLite, run gengate again on PostgreSQL (BENCH_PG_URL) and Redis (BENCH_REDIS_URL)
   --only=…   run only these scenarios (tasks = GET /tasks/{id}, throughput = the task run,
-             start = restart time)
+             start = restart time, pipeline = 2 API + 2 worker processes on PostgreSQL)
   --strict   exit with status 1 unless every target says PASS
   --profile  run gengate with --cpu-prof and print a self-time summary per gengate process`;
 
@@ -62,6 +63,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     readTasks: quick ? 50 : 200,
     chatModel: 'gpt-4o-mini',
     taskModel: 'seedream-4',
+    // run.ts falls back to autocannon (or, with --strict, stops) when wrk is not installed.
+    loadGenerator: 'wrk',
   };
   return {
     settings,

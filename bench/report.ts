@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatNumber, formatTarget } from './targets.js';
-import type { BenchReport, Figure, Measurement } from './types.js';
+import type { BenchReport, Figure, LoadStats, Measurement } from './types.js';
 
 const ENGINE_LABEL = { sqlite: 'SQLite', postgres: 'PostgreSQL + Redis' } as const;
 
@@ -32,17 +32,24 @@ function measurementRow(m: Measurement): string {
   if (m.load) {
     const { load } = m;
     const failed = load.non2xx + load.errors + load.timeouts;
-    return `| ${cell(m.scenario)} | ${cell(m.system)} | ${engine} | ${formatNumber(load.requestsPerSec)} req/s | ${formatNumber(load.p50Ms)} | ${formatNumber(load.p99Ms)} | ${load.ok.toLocaleString('en-US')} | ${failed} |`;
+    return `| ${cell(m.scenario)} | ${cell(m.system)} | ${engine} | ${formatNumber(load.requestsPerSec)} req/s | ${formatNumber(load.p50Ms)} | ${formatNumber(load.p99Ms)} | ${load.ok.toLocaleString('en-US')} | ${failed} | ${cell(generatorCell(load))} |`;
   }
   if (m.latency) {
     const { latency } = m;
-    return `| ${cell(m.scenario)} | ${cell(m.system)} | ${engine} | 1 connection, sequential | ${formatNumber(latency.p50Ms)} | ${formatNumber(latency.p99Ms)} | ${latency.count.toLocaleString('en-US')} | ${latency.failures} |`;
+    return `| ${cell(m.scenario)} | ${cell(m.system)} | ${engine} | 1 connection, sequential | ${formatNumber(latency.p50Ms)} | ${formatNumber(latency.p99Ms)} | ${latency.count.toLocaleString('en-US')} | ${latency.failures} | bench client |`;
   }
   if (m.stream) {
     const { stream } = m;
-    return `| ${cell(m.scenario)} | ${cell(m.system)} | ${engine} | ${formatNumber(stream.chunksPerSec)} chunks/s; first chunk p50/p99 → | ${formatNumber(stream.ttfcP50Ms)} | ${formatNumber(stream.ttfcP99Ms)} | ${stream.streams.toLocaleString('en-US')} streams | ${stream.failures} |`;
+    return `| ${cell(m.scenario)} | ${cell(m.system)} | ${engine} | ${formatNumber(stream.chunksPerSec)} chunks/s; first chunk p50/p99 → | ${formatNumber(stream.ttfcP50Ms)} | ${formatNumber(stream.ttfcP99Ms)} | ${stream.streams.toLocaleString('en-US')} streams | ${stream.failures} | bench client |`;
   }
-  return `| ${cell(m.scenario)} | ${cell(m.system)} | ${engine} | ${cell(describeExtra(m))} | — | — | — | — |`;
+  return `| ${cell(m.scenario)} | ${cell(m.system)} | ${engine} | ${cell(describeExtra(m))} | — | — | — | — | — |`;
+}
+
+/** The load generator and its CPU (% of one core) over the run: is it the bottleneck? */
+function generatorCell(load: LoadStats): string {
+  if (!load.generator) return '—';
+  const { tool, cpuPct } = load.generator;
+  return `${tool}, ${cpuPct === null ? '?' : formatNumber(Math.round(cpuPct))}% CPU`;
 }
 
 function describeExtra(m: Measurement): string {
@@ -80,11 +87,13 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     '## Measurements',
     '',
-    'Latencies in ms. Load runs come from autocannon (1 ms resolution); the 1-connection and streaming',
-    "figures come from the bench's own clients (µs resolution).",
+    `Latencies in ms. Timed load runs come from ${settings.loadGenerator === 'wrk' ? 'wrk' : 'autocannon (wrk was not installed)'}, runs of a number of requests from autocannon; the`,
+    "1-connection and streaming figures come from the bench's own clients (µs resolution). The last",
+    'column is the CPU the load generator used over the run, in % of one core (the machine has',
+    `${meta.cpus}): a generator near 100% per thread would cap what it measures.`,
     '',
-    '| scenario | system | engine | throughput | p50 | p99 | ok | failed |',
-    '|---|---|---|---|---|---|---|---|',
+    '| scenario | system | engine | throughput | p50 | p99 | ok | failed | load generator (CPU, % of one core) |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...report.measurements.map(measurementRow),
   ];
   // A load run with scenario numbers (the task run) shows its load above and its numbers here.

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { postgresAndRedisProblem, startGengate } from './gengate.js';
+import { type GengateInstance, postgresAndRedisProblem, startGengate } from './gengate.js';
 import { LoadGenerator } from './load.js';
 import { type BenchOptions, parseOptions, USAGE } from './options.js';
 import { portkeyVersion, startPortkey } from './portkey.js';
@@ -17,6 +17,7 @@ import { chatThroughput } from './scenarios/chat.js';
 import { type BenchEnvironment, log } from './scenarios/context.js';
 import { generateThroughput } from './scenarios/generate.js';
 import { addedLatency } from './scenarios/latency.js';
+import { taskPipeline } from './scenarios/pipeline.js';
 import { startTime } from './scenarios/start-time.js';
 import { streaming } from './scenarios/streaming.js';
 import { taskGet } from './scenarios/tasks-get.js';
@@ -24,6 +25,7 @@ import { taskThroughput } from './scenarios/throughput.js';
 import { startBaselines, startFakeUpstream, startWebhookReceiver } from './services.js';
 import { makeFigure } from './targets.js';
 import type { BenchReport, Engine, RunMeta } from './types.js';
+import { wrkAvailable } from './wrk.js';
 
 function commit(): string {
   try {
@@ -62,11 +64,12 @@ async function benchEngine(
   profileDir?: string,
 ): Promise<void> {
   const { only, settings } = options;
-  const start = (role: 'api' | 'all', purpose: string) =>
+  const start = (role: 'api' | 'all' | 'worker', purpose: string, joining?: GengateInstance) =>
     startGengate(group, {
       engine,
       role,
       purpose,
+      joining,
       upstreamBaseUrl: env.upstreamBaseUrl,
       chatModel: settings.chatModel,
       profileDir,
@@ -103,6 +106,8 @@ async function benchEngine(
       await full.stop();
     }
   }
+  // Issue 17: the scaled-out mode is PostgreSQL's.
+  if (engine === 'postgres' && only.has('pipeline')) await taskPipeline(env, start);
 }
 
 /** The result files are committed, so they go through the repository's formatter (aligned tables). */
@@ -136,6 +141,13 @@ async function main(group: ProcessGroup): Promise<number> {
     return 0;
   }
   const { settings } = options;
+  if (!wrkAvailable()) {
+    const problem =
+      'wrk is not installed (Debian: apt-get install wrk): the load runs fall back to autocannon, which runs in JavaScript and on 2 cores caps the baselines as much as gengate, pulling every ratio toward 1';
+    if (options.strict) throw new Error(`--strict: ${problem}`);
+    log(`WARNING: ${problem}`);
+    settings.loadGenerator = 'autocannon';
+  }
   const startedAt = new Date();
   const loadAverageAtStart = os.loadavg();
   log(

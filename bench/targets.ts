@@ -12,6 +12,16 @@ export const TARGETS = {
   taskThroughputSqlite: { op: '>=', value: 1000 },
   peakRssMb: { op: '<=', value: 300 },
   ledgerViolations: { op: '<=', value: 0 },
+  /** Issue 17, PostgreSQL + Redis: chat on one hot key, 32 connections, against Portkey. */
+  chatVsPortkeyPg: { op: '>=', value: 3 },
+  /** Issue 17: added p50 latency of a chat request at 1 connection on PostgreSQL. */
+  addedLatencyMsPg: { op: '<=', value: 1 },
+  /** Issue 17: POST /generate on PostgreSQL against gengate on SQLite in the same run. */
+  generatePgVsSqlite: { op: '>=', value: 0.5 },
+  /** Issue 17: the task pipeline, 2 API + 2 worker processes on PostgreSQL. */
+  pipelineTasksPerSecPg: { op: '>=', value: 1000 },
+  /** Issue 17: p99 from POST to webhook, above the simulated latency (0 ms in the bench). */
+  pipelineP99Ms: { op: '<=', value: 2000 },
   /** Issue 16: a restart serves within a second of exec. */
   startTimeMs: { op: '<=', value: 1000 },
 } as const satisfies Record<string, Target>;

@@ -16,6 +16,8 @@ export interface LoadStats {
   statusCodes: Record<string, number>;
   /** Wall-clock ms (Date.now) when the first request was sent; used for cross-process timing. */
   startedAtMs: number;
+  /** What generated the load, and the CPU it used (% of one core over the run; null: unknown). */
+  generator?: { tool: string; cpuPct: number | null };
 }
 
 /** Latency of sequential requests on one keep-alive connection, in ms with µs resolution. */
@@ -90,6 +92,8 @@ export interface BenchSettings {
   readTasks: number;
   chatModel: string;
   taskModel: string;
+  /** What drives the timed load runs: wrk when installed (autocannon caps itself on 2 cores). */
+  loadGenerator: 'wrk' | 'autocannon';
 }
 
 export interface RunMeta {

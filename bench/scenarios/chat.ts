@@ -2,10 +2,10 @@
 // settle and a usage row per request; the bare pass-through does none of it; Portkey is a peer.
 import type { GengateInstance } from '../gengate.js';
 import { ratio } from '../stats.js';
-import { formatNumber, loadProblem, TARGETS } from '../targets.js';
+import { loadProblem, TARGETS } from '../targets.js';
 import type { LoadStats } from '../types.js';
 import { type ChatSystem, chatTargets } from './chat-targets.js';
-import { addFigure, asJob, type BenchEnvironment, measureLoad, section } from './context.js';
+import { addFigure, asJob, type BenchEnvironment, loadDetail, measureLoad, section } from './context.js';
 import { failure, preflight, type Reasons } from './preflight.js';
 
 export async function chatThroughput(env: BenchEnvironment, gengate: GengateInstance): Promise<void> {
@@ -38,9 +38,10 @@ export async function chatThroughput(env: BenchEnvironment, gengate: GengateInst
     label: 'chat throughput, gengate / bare pass-through',
     engine: gengate.engine,
     unit: '×',
-    target: TARGETS.chatVsBare,
+    // Issue 17 sets PostgreSQL's chat target against Portkey only.
+    target: gengate.engine === 'postgres' ? null : TARGETS.chatVsBare,
     value: ratio(g?.requestsPerSec, measured['bare pass-through']?.requestsPerSec),
-    detail: `gengate ${formatNumber(g?.requestsPerSec)} req/s vs bare ${formatNumber(measured['bare pass-through']?.requestsPerSec)} req/s`,
+    detail: `${loadDetail('gengate', g)} vs ${loadDetail('bare', measured['bare pass-through'])}`,
     ...versus(measured['bare pass-through'], 'bare pass-through'),
   });
   addFigure(env, {
@@ -48,9 +49,9 @@ export async function chatThroughput(env: BenchEnvironment, gengate: GengateInst
     label: 'chat throughput, gengate / Portkey',
     engine: gengate.engine,
     unit: '×',
-    target: TARGETS.chatVsPortkey,
+    target: gengate.engine === 'postgres' ? TARGETS.chatVsPortkeyPg : TARGETS.chatVsPortkey,
     value: ratio(g?.requestsPerSec, measured.portkey?.requestsPerSec),
-    detail: `gengate ${formatNumber(g?.requestsPerSec)} req/s vs Portkey ${formatNumber(measured.portkey?.requestsPerSec)} req/s`,
+    detail: `${loadDetail('gengate', g)} vs ${loadDetail('Portkey', measured.portkey)}`,
     ...versus(measured.portkey, 'portkey', portkeyGate),
   });
 }

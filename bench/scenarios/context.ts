@@ -20,6 +20,8 @@ export interface BenchEnvironment {
   receiver: Service;
   figures: Figure[];
   measurements: Measurement[];
+  /** gengate's POST /generate run per engine: PostgreSQL's target is a ratio to SQLite's. */
+  generateRuns?: Partial<Record<'sqlite' | 'postgres', LoadStats>>;
 }
 
 const STARTED = Date.now();
@@ -42,7 +44,19 @@ export function addFigure(env: BenchEnvironment, input: FigureInput): Figure {
 
 export function describeLoad(stats: LoadStats): string {
   const failed = stats.non2xx + stats.errors + stats.timeouts;
-  return `${formatNumber(stats.requestsPerSec)} req/s, p50 ${formatNumber(stats.p50Ms)} ms, p99 ${formatNumber(stats.p99Ms)} ms${failed ? `, ${failed} failed` : ''}`;
+  return `${formatNumber(stats.requestsPerSec)} req/s, p50 ${formatNumber(stats.p50Ms)} ms, p99 ${formatNumber(stats.p99Ms)} ms${failed ? `, ${failed} failed` : ''}${stats.generator ? `; ${describeGenerator(stats)}` : ''}`;
+}
+
+/** "wrk, 2 threads: 41% CPU": what generated a load run and the CPU it needed for it. */
+export function describeGenerator(stats: LoadStats | undefined): string {
+  if (!stats?.generator) return 'generator unknown';
+  const { tool, cpuPct } = stats.generator;
+  return `${tool}: ${cpuPct === null ? '? ' : formatNumber(Math.round(cpuPct))}% CPU`;
+}
+
+/** A load figure's "measured" text: req/s with the generator's CPU in brackets. */
+export function loadDetail(name: string, stats: LoadStats | undefined): string {
+  return `${name} ${formatNumber(stats?.requestsPerSec)} req/s (${describeGenerator(stats)})`;
 }
 
 /** Warm up, then measure one system under the scenario's connections and duration. */
@@ -57,6 +71,7 @@ export async function measureLoad(
     ...job,
     connections: env.settings.connections,
     durationSec: env.settings.durationSec,
+    tool: env.settings.loadGenerator,
   };
   await env.load.warmup(full, env.settings.warmupSec);
   const stats = await env.load.autocannon(full);

@@ -4,9 +4,17 @@
 // Every body carries a unique prompt and no Idempotency-Key: each request creates a new task.
 import type { GengateInstance } from '../gengate.js';
 import { ratio } from '../stats.js';
-import { formatNumber, loadProblem, TARGETS } from '../targets.js';
+import { loadProblem, TARGETS } from '../targets.js';
 import type { LoadStats } from '../types.js';
-import { addFigure, asJob, type BenchEnvironment, gengateTarget, measureLoad, section } from './context.js';
+import {
+  addFigure,
+  asJob,
+  type BenchEnvironment,
+  gengateTarget,
+  loadDetail,
+  measureLoad,
+  section,
+} from './context.js';
 import { failure, preflight } from './preflight.js';
 
 /** The load replaces `[<id>]` with a unique id per request; `samePrompt` leaves it out. */
@@ -53,17 +61,34 @@ export async function generateThroughput(env: BenchEnvironment, gengate: Gengate
       uniqueBodies: true,
     });
   }
+  const invalid = gate.skip
+    ? undefined
+    : (gate.invalid ?? loadProblem(mine, 'gengate') ?? loadProblem(bare, 'bare POST'));
   addFigure(env, {
     id: 'generate-vs-bare',
     label: 'POST /generate, gengate / bare POST',
     engine: gengate.engine,
     unit: '×',
-    target: TARGETS.generateVsBare,
+    // Issue 17 sets PostgreSQL's target against gengate on SQLite (below).
+    target: gengate.engine === 'postgres' ? null : TARGETS.generateVsBare,
     value: ratio(mine?.requestsPerSec, bare?.requestsPerSec),
-    detail: `gengate ${formatNumber(mine?.requestsPerSec)} req/s vs bare ${formatNumber(bare?.requestsPerSec)} req/s`,
+    detail: `${loadDetail('gengate', mine)} vs ${loadDetail('bare', bare)}`,
     skip: gate.skip,
-    invalid: gate.skip
-      ? undefined
-      : (gate.invalid ?? loadProblem(mine, 'gengate') ?? loadProblem(bare, 'bare POST')),
+    invalid,
+  });
+  env.generateRuns ??= {};
+  if (mine && !invalid) env.generateRuns[gengate.engine] = mine;
+  if (gengate.engine !== 'postgres') return;
+  const sqlite = env.generateRuns.sqlite;
+  addFigure(env, {
+    id: 'generate-pg-vs-sqlite',
+    label: 'POST /generate, one hot key, gengate on PostgreSQL / gengate on SQLite',
+    engine: 'postgres',
+    unit: '×',
+    target: TARGETS.generatePgVsSqlite,
+    value: ratio(mine?.requestsPerSec, sqlite?.requestsPerSec),
+    detail: `${loadDetail('PostgreSQL', mine)} vs ${loadDetail('SQLite', sqlite)}`,
+    skip: gate.skip ?? (sqlite ? undefined : 'no valid SQLite run of POST /generate in this run'),
+    invalid,
   });
 }

@@ -11,6 +11,8 @@ export interface ReceiverStats {
   deliveries: number;
   malformed: number;
   lastFinalAtMs: number | null;
+  /** From each task's creation to its webhook's arrival (first delivery), in ms. */
+  createdToWebhookMs: { p50: number | null; p99: number | null; max: number | null };
 }
 
 export function webhookUrl(env: BenchEnvironment): string {

@@ -3,13 +3,14 @@
 // a client polling for its video would see them. Requests rotate over those ids.
 import type { GengateInstance } from '../gengate.js';
 import { ratio } from '../stats.js';
-import { formatNumber, loadProblem, TARGETS } from '../targets.js';
+import { loadProblem, TARGETS } from '../targets.js';
 import type { LoadStats } from '../types.js';
 import {
   addFigure,
   asJob,
   type BenchEnvironment,
   gengateTarget,
+  loadDetail,
   log,
   measureLoad,
   section,
@@ -81,7 +82,7 @@ export async function taskGet(env: BenchEnvironment, gengate: GengateInstance): 
     unit: '×',
     target: TARGETS.tasksGetVsBare,
     value: ratio(mine?.requestsPerSec, bare?.requestsPerSec),
-    detail: `gengate ${formatNumber(mine?.requestsPerSec)} req/s vs bare ${formatNumber(bare?.requestsPerSec)} req/s`,
+    detail: `${loadDetail('gengate', mine)} vs ${loadDetail('bare', bare)}`,
     skip: gate.skip,
     invalid: gate.skip
       ? undefined

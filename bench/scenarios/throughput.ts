@@ -51,12 +51,17 @@ export async function firstTaskWorks(
   return {};
 }
 
-async function ledgerFigure(env: BenchEnvironment, gengate: GengateInstance): Promise<void> {
+export async function ledgerFigure(
+  env: BenchEnvironment,
+  gengate: GengateInstance,
+  label = 'ledger invariants after the task run (gengate ledger check)',
+  id = 'ledger-after-tasks',
+): Promise<void> {
   const check = await gengate.ledgerCheck();
   const violations = check.ok ? 0 : Number(/(\d+) violation/.exec(check.output)?.[1] ?? Number.NaN);
   addFigure(env, {
-    id: 'ledger-after-tasks',
-    label: 'ledger invariants after the task run (gengate ledger check)',
+    id,
+    label,
     engine: gengate.engine,
     unit: 'violations',
     target: TARGETS.ledgerViolations,

@@ -1,0 +1,138 @@
+// The database side of one hot key on PostgreSQL, without HTTP: how many new tasks with their holds
+// and chat requests (hold with usage row, then settlement) per second one process gets through
+// Storage, with N requests in flight on one key: batched into one statement per round (what gengate
+// runs), through the generic group commit (one savepoint each), and with one transaction or
+// statement per request (what it ran before issue 17).
+// The two are alternated round by round, so a busy machine slows both alike.
+//   node bin/run-ts.mjs bench/pg-storage.ts [seconds per round, 3] [rounds, 3] [in flight, 32]
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { uuidV7 } from '../src/domain/ids.js';
+import { type Db, openPostgres } from '../src/storage/db.js';
+import { migrateToLatest } from '../src/storage/migrations.js';
+import { Storage } from '../src/storage/storage.js';
+import { seedKey, seedTask } from '../src/testing/storage-fixtures.js';
+import { PG_URL } from './gengate.js';
+
+const [seconds = 3, rounds = 3, inFlight = 32] = process.argv.slice(2).map(Number);
+
+async function freshSchema(): Promise<{ db: Db; drop: () => Promise<void> }> {
+  const schema = `bench_pgs_${randomUUID().slice(0, 8)}`;
+  const admin = openPostgres(PG_URL, 1);
+  await sql.raw(`create schema ${schema}`).execute(admin.kysely);
+  const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  const db = openPostgres(url, 10);
+  await migrateToLatest(db);
+  return {
+    db,
+    drop: async () => {
+      await db.close();
+      await sql.raw(`drop schema ${schema} cascade`).execute(admin.kysely);
+      await admin.close();
+    },
+  };
+}
+
+/** Runs `one` from `inFlight` loops for `seconds`; returns completions per second. */
+async function rate(one: () => Promise<unknown>): Promise<number> {
+  const until = Date.now() + seconds * 1000;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (Date.now() < until) {
+        await one();
+        done++;
+      }
+    }),
+  );
+  return done / seconds;
+}
+
+async function main(): Promise<void> {
+  const { db, drop } = await freshSchema();
+  try {
+    const storage = Storage.from(db);
+    const key = await seedKey(storage, { balance: 1e15 });
+    const ref = () => ({ ...key.ref, now: Date.now() });
+    const createTask = (transaction: Storage['transaction']) => () =>
+      transaction(async (tx) => {
+        const id = await seedTask(tx, key, { id: uuidV7(), holdAmount: 10 });
+        if (!(await tx.ledger.hold(ref(), id, 10))) throw new Error('refused');
+      });
+    const grouped = storage.transaction.bind(storage);
+    const createBatched = async () => {
+      const now = Date.now();
+      const task = {
+        id: uuidV7(now),
+        account_id: key.accountId,
+        key_id: key.keyId,
+        model_id: 'seedream-4',
+        billing_model_id: 'seedream-4',
+        kind: 'image' as const,
+        status: 'pending' as const,
+        params: '{"prompt":"p"}',
+        hold_amount: 10,
+        pricing: '{}',
+        cost: null,
+        result: null,
+        error: null,
+        webhook_url: null,
+        provider: 'simulator',
+        provider_job_id: null,
+        provider_state: null,
+        attempts: 0,
+        requeues: 0,
+        run_at: now,
+        lease_owner: null,
+        lease_expires_at: null,
+        processing_ms: 0,
+        processing_started_at: null,
+        created_at: now,
+        updated_at: now,
+        finished_at: null,
+      };
+      if (!(await storage.insertTaskWithHold(task))) throw new Error('refused');
+    };
+    // One database transaction per request, as before group commit.
+    const alone: Storage['transaction'] = (work) =>
+      db.kysely.transaction().execute((trx) => work(new Storage(trx, 'postgres', true)));
+    const chat = (billing: Storage['chatBilling']) => async () => {
+      const id = uuidV7();
+      if (!(await billing.open({ id, modelId: 'gpt-4o-mini', ref: ref() }, 100))) throw new Error('refused');
+      await billing.settle(ref(), id, 100, {
+        status: 'completed',
+        inputTokens: 10,
+        outputTokens: 10,
+        cost: 40,
+        latencyMs: 1,
+      });
+    };
+    // Inside a transaction object the repository does not batch: the statements run one by one.
+    const unbatched = new Storage(db.kysely, 'postgres', true).chatBilling;
+    const rows: string[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      const results = {
+        'POST /generate, batched statement (gengate)': await rate(createBatched),
+        'POST /generate shape, group commit': await rate(createTask(grouped)),
+        'POST /generate shape, one transaction each': await rate(createTask(alone)),
+        'chat hold + settlement, batched statements': await rate(chat(storage.chatBilling)),
+        'chat hold + settlement, one statement each': await rate(chat(unbatched)),
+      };
+      const internals = storage as unknown as {
+        groupCommit: { stats: unknown };
+        chatBilling: { pgOpens: { stats: unknown }; pgSettles: { stats: unknown } };
+      };
+      console.log('group commit', internals.groupCommit.stats, 'chat holds', internals.chatBilling.pgOpens.stats);
+      for (const [name, perSecond] of Object.entries(results))
+        rows.push(`| ${round} | ${name} | ${Math.round(perSecond).toLocaleString('en-US')} |`);
+      console.log(`round ${round}:`, results);
+    }
+    console.log(`\n${inFlight} in flight on one key, ${seconds} s per measurement\n`);
+    console.log('| round | what | per second |\n|---|---|---|');
+    console.log(rows.join('\n'));
+  } finally {
+    await drop();
+  }
+}
+
+await main();
