@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { releaseAbandonedChatHolds } from '../../../services/chat/abandoned-holds.js';
 import type { TestKey } from '../../../testing/app.js';
+import { ENGINES } from '../../../testing/db.js';
 import {
   type Exposition,
   parseExposition,
@@ -16,123 +17,127 @@ import { type Receiver, startReceiver } from '../../../testing/webhook-receiver.
 import type { RunningWorker } from '../../../workers/index.js';
 import { startWebhookSender } from '../../../workers/webhook-sender.js';
 
-let app: TaskTestApp;
-let sender: RunningWorker;
-let key: TestKey;
-let receiver: Receiver;
-let text: string;
-let scraped: Exposition;
-const taskIds: string[] = [];
-let slowTaskId: string;
+describe.each(ENGINES)('/metrics after traffic on %s', (engine) => {
+  let app: TaskTestApp;
+  let sender: RunningWorker;
+  let key: TestKey;
+  let receiver: Receiver;
+  let text: string;
+  let scraped: Exposition;
+  const taskIds: string[] = [];
+  let slowTaskId: string;
 
-/** The one sample of `name` with exactly these labels; fails the test when absent. */
-function value(name: string, labels: Record<string, string> = {}): number {
-  const wanted = sampleKey({ name, labels });
-  const found = scraped.samples.find((s) => sampleKey({ name: s.name, labels: s.labels }) === wanted);
-  if (!found) throw new Error(`no sample ${name}${JSON.stringify(labels)} in /metrics`);
-  return found.value;
-}
-
-function samplesOf(name: string): Sample[] {
-  return scraped.samples.filter((s) => s.name === name);
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const got = await probe();
-    if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  /** The one sample of `name` with exactly these labels; fails the test when absent. */
+  function value(name: string, labels: Record<string, string> = {}): number {
+    const wanted = sampleKey({ name, labels });
+    const found = scraped.samples.find((s) => sampleKey({ name: s.name, labels: s.labels }) === wanted);
+    if (!found) throw new Error(`no sample ${name}${JSON.stringify(labels)} in /metrics`);
+    return found.value;
   }
-}
 
-beforeAll(async () => {
-  app = await createTaskTestApp({ config: { leaseMs: 2_000 } });
-  sender = startWebhookSender(app.ctx, (message, error) => console.error(message, error));
-  key = await app.newKey({ balanceRub: 1000 });
-  receiver = await startReceiver(() => ({ status: 204 }));
-  const webhook_url = `${receiver.url}/hooks/gengate`;
-
-  // Two tasks that complete and one that fails, each with a webhook.
-  for (const prompt of ['a red fox', 'a blue heron', 'a cat [sim:fail=reject]']) {
-    const res = await generate(app, key, { model_name: 'flux-1-1-pro', prompt, webhook_url });
-    expect(res.statusCode).toBe(202);
-    taskIds.push(res.json().task_id);
+  function samplesOf(name: string): Sample[] {
+    return scraped.samples.filter((s) => s.name === name);
   }
-  for (const id of taskIds) await waitForFinal(app, key, id);
-  await receiver.waitForRequests(3);
 
-  // A task still at its provider, then left behind by a "dead" worker: its lease expired.
-  const slow = await generate(app, key, { model_name: 'flux-1-1-pro', prompt: 'slow [sim:delay=600000]' });
-  slowTaskId = slow.json().task_id;
-  await waitFor('the slow task to be submitted and handed back', async () => {
-    const row = await app.ctx.storage.tasks.byIdForWorker(slowTaskId);
-    return row?.provider_job_id && row.lease_owner === null ? row : undefined;
-  });
-  const now = Date.now();
-  const abandoned = await app.ctx.storage.db
-    .updateTable('tasks')
-    .set({ lease_owner: 'dead-worker', lease_expires_at: now - 1, run_at: now })
-    .where('id', '=', slowTaskId)
-    .where('lease_owner', 'is', null)
-    .executeTakeFirst();
-  expect(Number(abandoned.numUpdatedRows)).toBe(1);
-  app.runner?.nudge();
-  await waitFor('the takeover', async () => {
-    const row = await app.ctx.storage.tasks.byIdForWorker(slowTaskId);
-    return row?.lease_owner !== 'dead-worker' ? row : undefined;
-  });
+  async function waitFor<T>(
+    what: string,
+    probe: () => Promise<T | undefined>,
+    timeoutMs = 10_000,
+  ): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const got = await probe();
+      if (got !== undefined) return got;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 
-  // Chat: a plain completion, a stream, and an upstream failure.
-  const chat = (content: string, stream = false) =>
-    app.http.inject({
-      method: 'POST',
-      url: '/v1/chat/completions',
-      headers: key.auth,
-      payload: { model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content }] },
+  beforeAll(async () => {
+    app = await createTaskTestApp({ engine, config: { leaseMs: 2_000 } });
+    sender = startWebhookSender(app.ctx, (message, error) => console.error(message, error));
+    key = await app.newKey({ balanceRub: 1000 });
+    receiver = await startReceiver(() => ({ status: 204 }));
+    const webhook_url = `${receiver.url}/hooks/gengate`;
+
+    // Two tasks that complete and one that fails, each with a webhook.
+    for (const prompt of ['a red fox', 'a blue heron', 'a cat [sim:fail=reject]']) {
+      const res = await generate(app, key, { model_name: 'flux-1-1-pro', prompt, webhook_url });
+      expect(res.statusCode).toBe(202);
+      taskIds.push(res.json().task_id);
+    }
+    for (const id of taskIds) await waitForFinal(app, key, id);
+    await receiver.waitForRequests(3);
+
+    // A task still at its provider, then left behind by a "dead" worker: its lease expired.
+    const slow = await generate(app, key, { model_name: 'flux-1-1-pro', prompt: 'slow [sim:delay=600000]' });
+    slowTaskId = slow.json().task_id;
+    await waitFor('the slow task to be submitted and handed back', async () => {
+      const row = await app.ctx.storage.tasks.byIdForWorker(slowTaskId);
+      return row?.provider_job_id && row.lease_owner === null ? row : undefined;
     });
-  expect((await chat('hello [sim:tokens=7]')).statusCode).toBe(200);
-  expect((await chat('hello again [sim:tokens=5]', true)).statusCode).toBe(200);
-  expect((await chat('no [sim:fail=overload]')).statusCode).toBe(502);
+    const now = Date.now();
+    const abandoned = await app.ctx.storage.db
+      .updateTable('tasks')
+      .set({ lease_owner: 'dead-worker', lease_expires_at: now - 1, run_at: now })
+      .where('id', '=', slowTaskId)
+      .where('lease_owner', 'is', null)
+      .executeTakeFirst();
+    expect(Number(abandoned.numUpdatedRows)).toBe(1);
+    app.runner?.nudge();
+    await waitFor('the takeover', async () => {
+      const row = await app.ctx.storage.tasks.byIdForWorker(slowTaskId);
+      return row?.lease_owner !== 'dead-worker' ? row : undefined;
+    });
 
-  // A chat hold whose request never ran (its process "died"), returned by the sweep.
-  const authenticated = await app.ctx.auth.authenticate(key.auth.authorization);
-  await app.ctx.chat.open(authenticated, {
-    model: 'gpt-4o-mini',
-    messages: [{ role: 'user', content: 'lost' }],
+    // Chat: a plain completion, a stream, and an upstream failure.
+    const chat = (content: string, stream = false) =>
+      app.http.inject({
+        method: 'POST',
+        url: '/v1/chat/completions',
+        headers: key.auth,
+        payload: { model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content }] },
+      });
+    expect((await chat('hello [sim:tokens=7]')).statusCode).toBe(200);
+    expect((await chat('hello again [sim:tokens=5]', true)).statusCode).toBe(200);
+    expect((await chat('no [sim:fail=overload]')).statusCode).toBe(502);
+
+    // A chat hold whose request never ran (its process "died"), returned by the sweep.
+    const authenticated = await app.ctx.auth.authenticate(key.auth.authorization);
+    await app.ctx.chat.open(authenticated, {
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'lost' }],
+    });
+    expect(await releaseAbandonedChatHolds(app.ctx.storage, Date.now() + 1, 0, app.ctx.metrics)).toBe(1);
+
+    // A read by id (its route pattern, never the id) and a request that matches no route.
+    expect(
+      (await app.http.inject({ method: 'GET', url: `/tasks/${taskIds[0]}`, headers: key.auth })).statusCode,
+    ).toBe(200);
+    expect((await app.http.inject({ method: 'GET', url: `/no/such/${taskIds[0]}` })).statusCode).toBe(404);
+
+    // Streams settle after their response; wait until no chat hold is pending.
+    await waitFor('chat settlements', async () => {
+      const pending = await app.ctx.storage.db
+        .selectFrom('usage_records')
+        .select('id')
+        .where('status', '=', 'pending')
+        .execute();
+      return pending.length === 0 ? true : undefined;
+    });
+
+    const res = await app.http.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    text = res.body;
+    scraped = parseExposition(text);
+  }, 60_000);
+
+  afterAll(async () => {
+    await sender?.stop();
+    await receiver?.close();
+    await app?.dispose();
   });
-  expect(await releaseAbandonedChatHolds(app.ctx.storage, Date.now() + 1, 0, app.ctx.metrics)).toBe(1);
 
-  // A read by id (its route pattern, never the id) and a request that matches no route.
-  expect(
-    (await app.http.inject({ method: 'GET', url: `/tasks/${taskIds[0]}`, headers: key.auth })).statusCode,
-  ).toBe(200);
-  expect((await app.http.inject({ method: 'GET', url: `/no/such/${taskIds[0]}` })).statusCode).toBe(404);
-
-  // Streams settle after their response; wait until no chat hold is pending.
-  await waitFor('chat settlements', async () => {
-    const pending = await app.ctx.storage.db
-      .selectFrom('usage_records')
-      .select('id')
-      .where('status', '=', 'pending')
-      .execute();
-    return pending.length === 0 ? true : undefined;
-  });
-
-  const res = await app.http.inject({ method: 'GET', url: '/metrics' });
-  expect(res.statusCode).toBe(200);
-  text = res.body;
-  scraped = parseExposition(text);
-}, 60_000);
-
-afterAll(async () => {
-  await sender?.stop();
-  await receiver?.close();
-  await app?.dispose();
-});
-
-describe('/metrics after traffic', () => {
   it("parses as the text format and says the same as prom-client's JSON of the registry", async () => {
     const json = await app.ctx.metrics.registry.getMetricsAsJSON();
     const ours = json.filter((metric) => metric.name.startsWith('gengate_'));
