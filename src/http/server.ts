@@ -6,7 +6,6 @@ import { registerErrorHandling } from './errors.js';
 import { registerOpenApi } from './openapi/plugin.js';
 import { registerJsonOnlyBodies } from './plugins/content-type.js';
 import { registerCors } from './plugins/cors.js';
-import { registerGenerateHints } from './plugins/generate-hints.js';
 import { registerGuard } from './plugins/guard.js';
 import { registerHttpMetrics } from './plugins/http-metrics.js';
 import { lowLevelErrorOptions, registerLowLevelErrors } from './plugins/low-level-errors.js';
@@ -78,10 +77,6 @@ export async function buildHttpApp(
   registerResponsesRoute(app, ctx);
   await registerImagesRoute(app, ctx);
   await registerVideoRoutes(app, ctx);
-  registerGenerateHints(app, {
-    models: () => ctx.catalog.all(),
-    balanceOf: (keyId) => ctx.storage.keys.balanceOf(keyId),
-  });
   await registerGenerateRoute(app, ctx);
   registerTaskRoutes(app, ctx);
   registerObjectRoutes(app, ctx);

@@ -116,6 +116,24 @@ describe('hints on POST /generate refusals', () => {
     });
   });
 
+  it('an Idempotency-Key stores the hinted refusal and replays it as first sent', async () => {
+    const poor = await app.newKey({ balanceRub: 10 });
+    const send = () =>
+      app.http.inject({
+        method: 'POST',
+        url: '/generate',
+        headers: { ...poor.auth, 'idempotency-key': 'hint-replay-0001' },
+        payload: { params: { model_name: 'seedance-2', prompt: 'x' } },
+      });
+    const first = await send();
+    expect(first.statusCode).toBe(402);
+    expect(first.json().error.message).toContain('This key has 10 RUB available');
+    await app.ctx.accounts.topup(poor.keyId, 100, 'more', { actor: 'test' });
+    const replay = await send();
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toBe(first.body);
+  });
+
   it('keeps the answers it has no hint for, and other routes, exactly as they were', async () => {
     const missing = await post(JSON.stringify({ params: {} }));
     expect(missing).toEqual({

@@ -3,12 +3,13 @@
 // "Bearer", a JSON body sent as a form or with single quotes, params or the whole body sent as a
 // string of JSON, the model under `model`, a model id in another case, misspelt or with an internal
 // variant suffix. The hint is appended to the error's message; status, code, param and every other
-// field stay as they are. Attached to that one route, so no other answer pays for it.
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+// field stay as they are. Only that route uses it, so no other answer pays for it.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { microToRub } from '../../domain/billing/money.js';
 import type { CatalogModel } from '../../domain/catalog/model.js';
 import { isPublic } from '../../domain/catalog/model.js';
-import { closestName } from '../../domain/tasks/param-hints.js';
+import { AppError } from '../../domain/errors.js';
+import { closestName, withHint } from '../../domain/tasks/param-hints.js';
 import type { RawJsonBody } from '../raw-json.js';
 
 export interface HintInput {
@@ -97,52 +98,61 @@ export async function generateHint(input: HintInput): Promise<string | undefined
 
 const MAX_RAW = 4096;
 
-/** Adds the hint hook to POST /generate as it is registered: call before the route is added. */
 export interface GenerateHintDeps {
   models: () => Promise<CatalogModel[]>;
   /** Micro-rubles of a key. */
   balanceOf: (keyId: number) => Promise<{ balance: number; held: number } | undefined>;
 }
 
-export function registerGenerateHints(app: FastifyInstance, deps: GenerateHintDeps): void {
-  const { models } = deps;
-  const modelIds = async () =>
-    (await models()).filter((m) => isPublic(m) && m.kind !== 'text').map((m) => m.id);
+/**
+ * The hints of one route. `around` wraps the handler's work, so that a refusal leaves it hinted and
+ * an Idempotency-Key stores (and replays) the hinted answer as it was first sent. `onSend` hints the
+ * guard's 401, which comes before the handler and is never stored.
+ */
+export class GenerateHints {
+  constructor(private readonly deps: GenerateHintDeps) {}
 
-  const hint = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (reply.statusCode < 400 || reply.statusCode >= 500 || typeof payload !== 'string') return payload;
-    let answer: { error?: { code?: unknown; param?: unknown; message?: unknown } };
+  private input(request: FastifyRequest, code: string, param: string | null): HintInput {
+    const captured = request.body as RawJsonBody | undefined;
+    return {
+      code,
+      param,
+      raw: captured?.raw ? captured.raw.subarray(0, MAX_RAW).toString('utf8') : '',
+      body: captured?.value,
+      authorization: request.headers.authorization,
+      headers: request.headers,
+      modelIds: async () =>
+        (await this.deps.models()).filter((m) => isPublic(m) && m.kind !== 'text').map((m) => m.id),
+      balance: async () => {
+        const key = request.apiKey;
+        const micro = key ? await this.deps.balanceOf(key.keyId) : undefined;
+        return micro && { available: microToRub(micro.balance), held: microToRub(micro.held) };
+      },
+    };
+  }
+
+  async around<T>(request: FastifyRequest, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      throw withHint(error, await generateHint(this.input(request, error.code, error.param)));
+    }
+  }
+
+  readonly onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (reply.statusCode !== 401 || typeof payload !== 'string') return payload;
+    let answer: { error?: { code?: unknown; message?: unknown } };
     try {
       answer = JSON.parse(payload);
     } catch {
       return payload;
     }
     const error = answer.error;
-    if (!error || typeof error.code !== 'string' || typeof error.message !== 'string') return payload;
-    const captured = request.body as RawJsonBody | undefined;
-    const text = await generateHint({
-      code: error.code,
-      param: typeof error.param === 'string' ? error.param : null,
-      raw: captured?.raw ? captured.raw.subarray(0, MAX_RAW).toString('utf8') : '',
-      body: captured?.value,
-      authorization: request.headers.authorization,
-      headers: request.headers,
-      modelIds,
-      balance: async () => {
-        const key = request.apiKey;
-        const micro = key ? await deps.balanceOf(key.keyId) : undefined;
-        return micro && { available: microToRub(micro.balance), held: microToRub(micro.held) };
-      },
-    });
+    if (error?.code !== 'invalid_api_key' || typeof error.message !== 'string') return payload;
+    const text = await generateHint(this.input(request, 'invalid_api_key', null));
     if (!text) return payload;
     error.message = `${error.message}. ${text}`;
     return JSON.stringify(answer);
   };
-
-  app.addHook('onRoute', (route: RouteOptions) => {
-    if (route.url !== '/generate' || route.method !== 'POST') return;
-    const existing =
-      route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
-    route.onSend = [...existing, hint] as RouteOptions['onSend'];
-  });
 }

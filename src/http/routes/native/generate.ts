@@ -6,6 +6,7 @@ import type { AppContext } from '../../../context.js';
 import { parseIdempotencyKey, requestFingerprint } from '../../../domain/idempotency/key.js';
 import { type HttpOutcome, type IdempotentRequest, runIdempotent } from '../../../services/idempotency.js';
 import { bodyObject, rejectUnknownFields } from '../../body.js';
+import { GenerateHints } from '../../plugins/generate-hints.js';
 import { captureRawJsonBodies, parsedJson, rawBytes } from '../../raw-json.js';
 
 /** The Idempotency-Key of a request, bound to the calling API key and the exact request bytes. */
@@ -25,12 +26,18 @@ export function sendOutcome(reply: FastifyReply, outcome: HttpOutcome): FastifyR
 }
 
 export async function registerGenerateRoute(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  // Refusals name the common mistake they recognise (docs/openapi.md, "Hints").
+  const hints = new GenerateHints({
+    models: () => ctx.catalog.all(),
+    balanceOf: (keyId) => ctx.storage.keys.balanceOf(keyId),
+  });
   await app.register(async (scope) => {
     captureRawJsonBodies(scope);
     scope.post(
       '/generate',
       {
         config: { access: 'key' },
+        onSend: hints.onSend,
         schema: {
           tags: ['tasks'],
           summary: 'Create a video or image generation task',
@@ -47,24 +54,26 @@ export async function registerGenerateRoute(app: FastifyInstance, ctx: AppContex
       },
       async (request, reply) => {
         const idempotent = idempotentRequestOf(request, '/generate');
-        const outcome = await runIdempotent(ctx.idempotency, idempotent, async () => {
-          const body = bodyObject(parsedJson(request.body));
-          rejectUnknownFields(body, ['params']);
-          const task = await ctx.tasks.create({
-            key: request.apiKey,
-            params: body.params,
-            inTransaction: idempotent
-              ? (tx, created) =>
-                  ctx.idempotency.storeInTransaction(
-                    tx,
-                    idempotent,
-                    { status: 202, body: { task_id: created.id } },
-                    created.id,
-                  )
-              : undefined,
-          });
-          return { status: 202, body: { task_id: task.id } };
-        });
+        const outcome = await runIdempotent(ctx.idempotency, idempotent, () =>
+          hints.around(request, async () => {
+            const body = bodyObject(parsedJson(request.body));
+            rejectUnknownFields(body, ['params']);
+            const task = await ctx.tasks.create({
+              key: request.apiKey,
+              params: body.params,
+              inTransaction: idempotent
+                ? (tx, created) =>
+                    ctx.idempotency.storeInTransaction(
+                      tx,
+                      idempotent,
+                      { status: 202, body: { task_id: created.id } },
+                      created.id,
+                    )
+                : undefined,
+            });
+            return { status: 202, body: { task_id: task.id } };
+          }),
+        );
         return sendOutcome(reply, outcome);
       },
     );
