@@ -2,11 +2,12 @@
 // log only, whatever the query asks for.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestKey } from '../testing/app.js';
+import { ENGINES } from '../testing/db.js';
 import { getPage, signIn } from './auth.test-helpers.js';
 
 const DAY = 24 * 3600 * 1000;
 
-describe('panel audit log', () => {
+describe.each(ENGINES)('panel audit log on %s', (engine) => {
   let app: TestApp;
   let owner: TestKey;
   let second: TestKey;
@@ -14,7 +15,7 @@ describe('panel audit log', () => {
   let cookie: string;
 
   beforeAll(async () => {
-    app = await createTestApp();
+    app = await createTestApp({ engine });
     owner = await app.newKey({ balanceRub: 12.5, restrictions: { name: 'prod' } });
     second = await app.newKey({
       messagingId: owner.messagingId,

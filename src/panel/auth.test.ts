@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, totp } from '../domain/panel/totp.js';
 import { createTestApp, type TestApp, type TestKey } from '../testing/app.js';
+import { ENGINES } from '../testing/db.js';
 import {
   cookieFrom,
   csrfOf,
@@ -220,12 +221,12 @@ describe('panel sign-in', () => {
   });
 });
 
-describe('panel sign-in with two-factor authentication', () => {
+describe.each(ENGINES)('panel sign-in with two-factor authentication on %s', (engine) => {
   let app: TestApp;
   let owner: TestKey;
 
   beforeAll(async () => {
-    app = await createTestApp();
+    app = await createTestApp({ engine });
     owner = await app.newKey();
   });
   afterAll(() => app.dispose());

@@ -1,12 +1,19 @@
 // GET /status.json and GET /status after real traffic through the simulator: tasks that succeed and
 // fail (so every success rate is a real fraction), chat requests, a live worker. The figures must
 // match the rows; nothing about an account, key, task or prompt may appear.
+import { createServer } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATUS_CACHE_MS, type StatusReport } from '../../../services/status.js';
 import { startWorkerHeartbeat, type WorkerHeartbeat } from '../../../services/status-heartbeat.js';
+import { openSqlite } from '../../../storage/db.js';
 import { WorkerHeartbeatsRepository } from '../../../storage/repositories/worker-heartbeats.js';
+import { Storage } from '../../../storage/storage.js';
 import type { TestKey } from '../../../testing/app.js';
+import { openTestDb } from '../../../testing/db.js';
+import { HAVE_REDIS, REDIS_URL } from '../../../testing/services.js';
 import { createTaskTestApp, generate, type TaskTestApp, waitForFinal } from '../../../testing/tasks.js';
+import { buildHttpApp } from '../../server.js';
 import { STATUS_REPORT_SCHEMA } from './status.js';
 
 let app: TaskTestApp;
@@ -79,10 +86,30 @@ beforeAll(async () => {
   expect((await chat('no [sim:fail=overload]')).statusCode).toBe(502);
 }, 60_000);
 
+const variants: FastifyInstance[] = [];
 afterAll(async () => {
+  await Promise.all(variants.map((variant) => variant.close()));
   await heartbeat?.stop();
   await app?.dispose();
 });
+
+/** The HTTP app over the test app's services, with some of them replaced. */
+async function variant(change: (ctx: TaskTestApp['ctx']) => Partial<TaskTestApp['ctx']>) {
+  const http = await buildHttpApp({ ...app.ctx, ...change(app.ctx) });
+  variants.push(http);
+  return http;
+}
+
+function closedPort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
 
 describe('GET /status.json', () => {
   it('gives each component its health and the last hour per family, from the rows', async () => {
@@ -196,5 +223,50 @@ describe('GET /status', () => {
     expect(res.body).toContain(`${image?.median_seconds?.toFixed(1)} s`);
     expect(res.body).toContain('1 live worker process');
     expect(res.body).not.toContain('<script');
+  });
+});
+
+describe('when a component is down', () => {
+  it('Redis, when configured and not answering: down within seconds, and so is the whole', async () => {
+    const port = await closedPort();
+    const http = await variant((ctx) => ({
+      config: { ...ctx.config, redisUrl: `redis://127.0.0.1:${port}` },
+    }));
+    const started = Date.now();
+    const res = await http.inject({ method: 'GET', url: '/status.json' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(res.statusCode).toBe(200);
+    const report = res.json() as StatusReport;
+    expect(report.components.find((c) => c.id === 'redis')).toMatchObject({ type: 'core', status: 'down' });
+    expect(report.status).toBe('down');
+    expect(res.body).not.toContain(String(port));
+  });
+
+  it.skipIf(!HAVE_REDIS)('Redis, when configured and answering: operational', async () => {
+    const http = await variant((ctx) => ({ config: { ...ctx.config, redisUrl: REDIS_URL } }));
+    const report = (await http.inject({ method: 'GET', url: '/status.json' })).json() as StatusReport;
+    expect(report.components.find((c) => c.id === 'redis')?.status).toBe('operational');
+  });
+
+  it('the database: down, the rest unknown, no figures, and the page says so', async () => {
+    const dir = await openTestDb('sqlite');
+    const closed = openSqlite(dir.file as string);
+    await closed.kysely.selectFrom('tasks').select('id').limit(1).execute(); // connect, then close
+    await closed.close();
+    try {
+      const http = await variant(() => ({ storage: Storage.from(closed) }));
+      const res = await http.inject({ method: 'GET', url: '/status.json' });
+      expect(res.statusCode).toBe(200);
+      const report = res.json() as StatusReport;
+      expect(report.status).toBe('down');
+      const byId = Object.fromEntries(report.components.map((c) => [c.id, c.status]));
+      expect(byId).toMatchObject({ api: 'operational', database: 'down', workers: 'unknown' });
+      expect(report.families).toEqual([]);
+      const html = (await http.inject({ method: 'GET', url: '/status' })).body;
+      expect(html).toContain('Major outage');
+      expect(html).toContain('The figures cannot be read while the database is down.');
+    } finally {
+      await dir.dispose();
+    }
   });
 });
