@@ -44,9 +44,15 @@ describe.skipIf(!HAVE_BROWSER)('the panel in a browser', () => {
     return { context, page };
   }
 
-  /** Opens a fresh link, sees the confirmation page, presses its button. */
+  /**
+   * Opens a fresh link, sees the confirmation page, presses its button. First a HEAD on the link,
+   * as a link preview does: it must leave the link usable.
+   */
   async function signInByLink(page: Page): Promise<void> {
     const link = await loginLink(app, owner.messagingId);
+    const preview = await fetch(`${origin}${link}`, { method: 'HEAD' });
+    expect(preview.status).toBe(200);
+    expect(preview.headers.get('set-cookie')).toBeNull();
     const shown = await page.goto(`${origin}${link}`);
     expect(shown?.status()).toBe(200);
     await expect(page.locator('h1').innerText()).resolves.toBe('Sign in to gengate');

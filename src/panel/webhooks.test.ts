@@ -70,6 +70,18 @@ describe('panel webhooks and overview', () => {
     expect(html).toContain('aria-current="page"');
   });
 
+  it('shows a maintenance banner on every page while maintenance is on', async () => {
+    await app.ctx.maintenance.set(true);
+    try {
+      for (const url of ['/panel', '/panel/webhooks', '/panel/audit', '/panel/security']) {
+        expect(await getPage(app, url, cookie), url).toContain('Maintenance is on');
+      }
+    } finally {
+      await app.ctx.maintenance.set(false);
+    }
+    expect(await getPage(app, '/panel', cookie)).not.toContain('Maintenance is on');
+  });
+
   it('every page of this part answers 401 without a session and shows only the signed-in account', async () => {
     const theirs = await signIn(app, stranger.messagingId);
     for (const url of ['/panel', '/panel/webhooks', '/panel/audit', '/panel/security']) {
