@@ -16,6 +16,7 @@ import {
 import { AppError, errorBody } from '../../domain/errors.js';
 import { Cancellation } from '../../providers/cancellation.js';
 import type { ChatProvider } from '../../providers/chat-provider.js';
+import { LedgerIntegrityError } from '../../storage/repositories/ledger.js';
 import type { UsageStatus } from '../../storage/repositories/usage.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedKey } from '../auth.js';
@@ -183,17 +184,19 @@ export class ChatCall {
       const cost = usage
         ? Math.min(chatCost(usage.promptTokens, usage.completionTokens, this.init.prices), this.init.hold)
         : 0;
-      const settled = await this.deps.storage.chatBilling.settle(
-        { keyId: this.init.key.keyId, accountId: this.init.key.accountId, now },
-        this.init.id,
-        this.init.hold,
-        {
-          status,
-          inputTokens: usage?.promptTokens ?? 0,
-          outputTokens: usage?.completionTokens ?? 0,
-          cost,
-          latencyMs: Math.max(0, now - this.init.startedAt),
-        },
+      const settled = await settleDurably(() =>
+        this.deps.storage.chatBilling.settle(
+          { keyId: this.init.key.keyId, accountId: this.init.key.accountId, now },
+          this.init.id,
+          this.init.hold,
+          {
+            status,
+            inputTokens: usage?.promptTokens ?? 0,
+            outputTokens: usage?.completionTokens ?? 0,
+            cost,
+            latencyMs: Math.max(0, now - this.init.startedAt),
+          },
+        ),
       );
       if (settled)
         this.deps.metrics?.chatSettled({
@@ -211,4 +214,47 @@ export class ChatCall {
     })();
     return this.settled;
   }
+}
+
+/** Waits before each retry of a settlement the database failed (a lost connection, a failover). */
+export const SETTLE_RETRY_DELAYS_MS = [50, 250, 1_000, 3_000];
+/** Then the request fails, and the settlement is retried in the background this often… */
+export const SETTLE_BACKGROUND_RETRY_MS = 5_000;
+/** …for up to an hour. A process that dies meanwhile leaves the hold to its lease (hold-lease.ts). */
+const SETTLE_BACKGROUND_TRIES = 720;
+
+/**
+ * Runs a settlement until the database takes it. A settlement applies once whatever happens (it only
+ * moves money while the usage row is pending), so running it again after an error is safe even when
+ * the error came after the commit. Without this, a live process would keep the hold open until the
+ * 6-hour sweep. A LedgerIntegrityError is a bug, not an outage: never retried.
+ */
+export async function settleDurably(
+  attempt: () => Promise<boolean>,
+  delaysMs: readonly number[] = SETTLE_RETRY_DELAYS_MS,
+  backgroundMs = SETTLE_BACKGROUND_RETRY_MS,
+): Promise<boolean> {
+  for (let retry = 0; ; retry++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (error instanceof LedgerIntegrityError) throw error;
+      if (retry >= delaysMs.length) {
+        retryInBackground(attempt, backgroundMs, SETTLE_BACKGROUND_TRIES);
+        throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, delaysMs[retry]));
+    }
+  }
+}
+
+function retryInBackground(attempt: () => Promise<boolean>, everyMs: number, tries: number): void {
+  if (tries <= 0) return;
+  const timer = setTimeout(() => {
+    attempt().catch((error) => {
+      if (!(error instanceof LedgerIntegrityError)) retryInBackground(attempt, everyMs, tries - 1);
+    });
+  }, everyMs);
+  // Must not keep a finished process alive: its lease covers the hold once it is gone.
+  timer.unref?.();
 }
