@@ -134,12 +134,8 @@ export class WebhookDeliveryService {
     const batch = this.pendingRecords;
     this.pendingRecords = [];
     try {
-      const recorded = await this.storage.transaction(async (tx) => {
-        const results: boolean[] = [];
-        for (const r of batch)
-          results.push(await tx.webhooks.recordAttempt(r.delivery, r.update, r.last, r.now));
-        return results;
-      });
+      // One statement on PostgreSQL, one transaction of compare-and-sets on SQLite.
+      const recorded = await this.storage.transaction((tx) => tx.webhooks.recordAttempts(batch));
       for (const [i, r] of batch.entries()) r.done(recorded[i]);
     } catch (error) {
       for (const r of batch) r.fail(error);

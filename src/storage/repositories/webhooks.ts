@@ -2,7 +2,7 @@
 // expired (its sender died) is claimable again. The lease's expiry doubles as the claim token: a new
 // claim happens only after the old lease ended, so its expiry is strictly later, and an attempt result
 // is recorded only while the token still matches (a sender that lost its lease cannot overwrite).
-import { type Kysely, PostgresAdapter, type Selectable } from 'kysely';
+import { type Kysely, PostgresAdapter, type Selectable, sql } from 'kysely';
 import type { DeliveryUpdate } from '../../domain/webhooks/schedule.js';
 import type { AccountSecrets } from '../../domain/webhooks/signing.js';
 import type { Engine } from '../db.js';
@@ -94,10 +94,10 @@ const RECORD_ATTEMPT = prepared(
 );
 
 export class WebhooksRepository {
-  /** `_engine`: the prepared queries pick their SQL by the connection's dialect. */
+  /** The prepared queries pick their SQL by the connection's dialect; `engine` picks recordAttempts'. */
   constructor(
     private readonly db: Kysely<Database>,
-    _engine: Engine,
+    private readonly engine: Engine,
   ) {}
 
   /**
@@ -143,6 +143,49 @@ export class WebhooksRepository {
       now,
     });
     return Number(result.numAffectedRows) === 1;
+  }
+
+  /**
+   * `recordAttempt` for many deliveries: for each, whether it was recorded. PostgreSQL writes them
+   * all in one statement (one round trip instead of one per delivery); SQLite one by one, inside
+   * the caller's transaction.
+   */
+  async recordAttempts(
+    attempts: {
+      delivery: LeasedDelivery;
+      update: DeliveryUpdate;
+      last: { statusCode: number | null; error: string | null };
+      now: number;
+    }[],
+  ): Promise<boolean[]> {
+    if (this.engine !== 'postgres' || attempts.length < 2) {
+      const recorded: boolean[] = [];
+      for (const a of attempts) recorded.push(await this.recordAttempt(a.delivery, a.update, a.last, a.now));
+      return recorded;
+    }
+    const rows = attempts.map(({ delivery, update, last, now }) => ({
+      id: delivery.id,
+      lease: delivery.lease_expires_at,
+      status: update.status,
+      attempts: update.attempts,
+      next: update.status === 'pending' ? update.nextAttemptAt : delivery.next_attempt_at,
+      delivered: update.status === 'delivered' ? update.deliveredAt : null,
+      code: last.statusCode,
+      error: last.error,
+      now,
+    }));
+    // The same compare-and-set as RECORD_ATTEMPT, row by row: pending, and the lease still ours.
+    const { rows: recorded } = await sql<{ id: string }>`
+      update webhook_deliveries d
+      set status = i.status, attempts = i.attempts, next_attempt_at = i.next, delivered_at = i.delivered,
+          lease_expires_at = null, last_status_code = i.code, last_error = i.error, updated_at = i.now
+      from json_to_recordset(${JSON.stringify(rows)}::json) as i(
+        id text, lease bigint, status text, attempts int, next bigint, delivered bigint, code int,
+        error text, now bigint)
+      where d.id = i.id and d.status = 'pending' and d.lease_expires_at = i.lease
+      returning d.id`.execute(this.db);
+    const ids = new Set(recorded.map((r) => r.id));
+    return attempts.map((a) => ids.has(a.delivery.id));
   }
 
   /** Writes a new pending delivery (the outbox row of a final task). */
