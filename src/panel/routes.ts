@@ -1,7 +1,6 @@
 // The owner's web panel: server-rendered pages under /panel in their own Fastify scope (form
 // bodies, CSRF, HTML errors), split in two: the sign-in pages and assets anyone may open, and the
 // signed-in scope whose every route has request.panel set and CSRF checked.
-import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { PanelSessions } from '../services/panel-sessions.js';
@@ -11,33 +10,14 @@ import { registerPanelAssets } from './assets.js';
 import { registerAuditPages } from './audit.js';
 import { type AuthDeps, registerAuthPages, registerSignOut, signInPage } from './auth.js';
 import { registerOverviewPage } from './overview.js';
+import { registerAnalyticsPages } from './pages/analytics.js';
+import { registerKeysPages } from './pages/keys.js';
+import { registerMoneyPages } from './pages/money.js';
+import { registerTasksPages } from './pages/tasks.js';
 import { registerPanelBodies, registerPanelErrors, requirePanelSession } from './panel-context.js';
 import { registerSecurityPages } from './security.js';
 import { registerTelegramPages } from './telegram.js';
 import { registerWebhookPages } from './webhooks.js';
-
-type PageModule = (app: FastifyInstance, ctx: AppContext) => void | Promise<void>;
-
-/**
- * The feature pages built alongside (src/panel/pages/<name>.ts exporting register<Name>Pages), loaded
- * when their module exports that function, so either side can land first. To be replaced with static
- * imports once all four exist.
- */
-const FEATURE_PAGES = ['keys', 'money', 'analytics', 'tasks'] as const;
-
-async function featurePages(): Promise<PageModule[]> {
-  const modules: PageModule[] = [];
-  for (const name of FEATURE_PAGES) {
-    const file = [`./pages/${name}.ts`, `./pages/${name}.js`]
-      .map((path) => new URL(path, import.meta.url))
-      .find((url) => existsSync(url));
-    if (!file) continue;
-    const mod = (await import(file.href)) as Record<string, unknown>;
-    const register = mod[`register${name[0].toUpperCase()}${name.slice(1)}Pages`];
-    if (typeof register === 'function') modules.push(register as PageModule);
-  }
-  return modules;
-}
 
 export function registerPanelRoutes(app: FastifyInstance, ctx: AppContext): void {
   const sessions = new PanelSessions(ctx.storage, ctx.clock);
@@ -63,7 +43,10 @@ export function registerPanelRoutes(app: FastifyInstance, ctx: AppContext): void
       registerSecurityPages(signedIn, ctx, deps);
       registerWebhookPages(signedIn, ctx);
       registerAuditPages(signedIn, ctx);
-      for (const register of await featurePages()) await register(signedIn, ctx);
+      registerKeysPages(signedIn, ctx);
+      registerMoneyPages(signedIn, ctx);
+      registerAnalyticsPages(signedIn, ctx);
+      registerTasksPages(signedIn, ctx);
     });
   });
 }
