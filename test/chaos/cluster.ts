@@ -26,12 +26,16 @@ export class GengateProcess {
   private tail = '';
   private ready: Promise<void> | undefined;
   starts = 0;
+  /** Started and ready, not killed since: a fault only hits processes in this state. */
+  serving = false;
 
   constructor(
     readonly name: string,
     readonly role: 'api' | 'worker',
     private readonly env: Record<string, string>,
     private readonly onSubmission: (s: Submission) => void,
+    /** Each error logged by the process (level error or fatal), as `msg: err.message`. */
+    private readonly onErrorLogged: (process: string, message: string) => void,
     readonly port?: number,
   ) {}
 
@@ -63,6 +67,9 @@ export class GengateProcess {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
+    child.once('exit', () => {
+      this.serving = false;
+    });
     let partial = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       partial += chunk.toString('utf8');
@@ -79,6 +86,7 @@ export class GengateProcess {
       const check = setInterval(() => {
         if (pattern.test(this.tail)) {
           clearInterval(check);
+          this.serving = true;
           resolveReady();
         } else if (child.exitCode !== null || child.signalCode !== null) {
           clearInterval(check);
@@ -117,6 +125,15 @@ export class GengateProcess {
   }
 
   private readLogLine(line: string): void {
+    if (/"level":(50|60)/.test(line)) {
+      try {
+        const event = JSON.parse(line) as { msg?: string; err?: { message?: string } };
+        this.onErrorLogged(this.name, `${event.msg}: ${event.err?.message ?? ''}`.slice(0, 300));
+      } catch {
+        this.onErrorLogged(this.name, line.slice(0, 300));
+      }
+      return;
+    }
     if (!line.includes('"task submitted"')) return;
     try {
       const event = JSON.parse(line) as {

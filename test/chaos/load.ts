@@ -121,9 +121,10 @@ export class LoadDriver {
     await Promise.all(Array.from({ length: concurrency }, loop));
   }
 
+  /** A serving API process (one still starting refuses connections), else any. */
   private api(): GengateProcess {
-    const alive = this.apis.filter((a) => a.alive);
-    return this.random.pick(alive.length > 0 ? alive : this.apis);
+    const serving = this.apis.filter((a) => a.serving);
+    return this.random.pick(serving.length > 0 ? serving : this.apis);
   }
 
   private async oneTask(n: number): Promise<void> {

@@ -22,6 +22,8 @@ export interface ReportInput {
   records: LoadRecords;
   receiver: ReceiverStats;
   cliTopUps: number;
+  /** Errors the processes logged, by role and message, most frequent first. */
+  loggedErrors: [string, number][];
   starts: Record<string, number>;
 }
 
@@ -73,6 +75,9 @@ export function formatReport(input: ReportInput): string {
         `| ${r.name} | ${r.violations.length === 0 ? 'PASS' : `FAIL (${r.violations.length})`} | ${figures(r.figures)} |`,
     ),
   ];
+  lines.push('', '## Errors logged by the processes', '');
+  if (input.loggedErrors.length === 0) lines.push('none');
+  for (const [message, count] of input.loggedErrors.slice(0, 20)) lines.push(`- ${count}× ${message}`);
   for (const r of failed) {
     lines.push('', `### ${r.name}`, '', ...r.violations.map((v) => `- ${v}`));
   }

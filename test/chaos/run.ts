@@ -3,8 +3,8 @@
 // seconds (restarted), one Redis restart; then the checks of checks.ts. Prints a report with the seed
 // and the fault schedule; exits 1 on any violation.
 //   --seed N          reproduce a run's choices (default: random)
-//   --tasks N         tasks to send (default 2500)
-//   --duration S      seconds of load and faults (default 90)
+//   --tasks N         tasks to send at most (default 2500)
+//   --duration S      seconds of load and faults (default 90): the load stops then, sent or not
 //   --save            also write the report to bench/results/chaos/
 //   --keep            keep the database schema for inspection
 // Environment: CHAOS_DATABASE_URL (else TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test).
@@ -33,7 +33,9 @@ const option = (name: string, fallback: number) => {
 const seed = option('seed', randomBytes(4).readUInt32LE(0));
 const totalTasks = option('tasks', 2_500);
 const durationS = option('duration', 90);
-const LEASE_MS = 3_000;
+// Short, so that work of a killed process is taken over within seconds; long enough that a worker
+// slowed down by a loaded machine keeps its tasks.
+const LEASE_MS = 5_000;
 const PROVIDER_TIMEOUT_MS = 20_000;
 const ADMIN_TOKEN = `chaos-admin-${randomBytes(12).toString('hex')}`;
 const BASE_URL =
@@ -44,6 +46,8 @@ const BASE_URL =
 const random = new Random(seed);
 const faults: FaultEvent[] = [];
 const submissions: Submission[] = [];
+/** `role: message` → how often the processes logged it at level error. */
+const loggedErrors = new Map<string, number>();
 const startedAt = Date.now();
 const at = () => (Date.now() - startedAt) / 1000;
 const log = (message: string) => console.error(`[chaos ${at().toFixed(1)}s] ${message}`);
@@ -107,13 +111,17 @@ async function main(): Promise<number> {
     LOG_LEVEL: 'warn',
   };
   const onSubmission = (s: Submission) => submissions.push(s);
+  const onError = (name: string, message: string) => {
+    const key = `${name.replace(/-\d$/, '')}: ${message}`;
+    loggedErrors.set(key, (loggedErrors.get(key) ?? 0) + 1);
+  };
   const [apiPort1, apiPort2] = [await freeTcpPort(), await freeTcpPort()];
   processes = [
-    new GengateProcess('api-1', 'api', env, onSubmission, apiPort1),
-    new GengateProcess('api-2', 'api', env, onSubmission, apiPort2),
+    new GengateProcess('api-1', 'api', env, onSubmission, onError, apiPort1),
+    new GengateProcess('api-2', 'api', env, onSubmission, onError, apiPort2),
     // Workers log at info: the 'task submitted' lines count submissions.
-    new GengateProcess('worker-1', 'worker', { ...env, LOG_LEVEL: 'info' }, onSubmission),
-    new GengateProcess('worker-2', 'worker', { ...env, LOG_LEVEL: 'info' }, onSubmission),
+    new GengateProcess('worker-1', 'worker', { ...env, LOG_LEVEL: 'info' }, onSubmission, onError),
+    new GengateProcess('worker-2', 'worker', { ...env, LOG_LEVEL: 'info' }, onSubmission, onError),
   ];
   await Promise.all(processes.map((p) => p.start()));
   const apis = processes.filter((p) => p.role === 'api');
@@ -154,9 +162,10 @@ async function main(): Promise<number> {
         log('redis: back');
         continue;
       }
-      const alive = processes.filter((p) => p.alive);
-      if (alive.length === 0) continue;
-      const victim = random.pick(alive);
+      // A process still starting is left alone: each fault hits a process at work.
+      const serving = processes.filter((p) => p.serving);
+      if (serving.length === 0) continue;
+      const victim = random.pick(serving);
       const downMs = random.int(200, 1_500);
       faults.push({ at: at(), target: victim.name, action: `SIGKILL, restarted after ${downMs} ms` });
       log(`${victim.name}: SIGKILL`);
@@ -184,10 +193,12 @@ async function main(): Promise<number> {
     return count;
   })();
 
-  const taskLoad = load.tasks(totalTasks, 12);
+  const taskLoad = load.tasks(totalTasks, 16);
   const chatLoad = load.chats(3);
-  // The load runs until its tasks are sent and the fault window is over.
+  // The load and the faults end together: at the deadline, or once every task was sent.
+  const stopAtDeadline = setTimeout(() => load.stop(), Math.max(0, deadline - Date.now()));
   await Promise.all([taskLoad, faultLoop]);
+  clearTimeout(stopAtDeadline);
   load.stop();
   await chatLoad;
   const cliTopUps = await topUps;
@@ -249,6 +260,7 @@ async function main(): Promise<number> {
     records: load.records,
     receiver: receiver.stats,
     cliTopUps,
+    loggedErrors: [...loggedErrors].sort((a, b) => b[1] - a[1]),
     starts: Object.fromEntries(processes.map((p) => [p.name, p.starts])),
   });
   console.log(report);
