@@ -75,7 +75,7 @@ describe('panel sign-in', () => {
     expect(res.headers['content-security-policy']).not.toContain('telegram');
     expect(res.headers['content-security-policy']).not.toContain('unsafe-inline');
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    expect(res.headers['referrer-policy']).toBe('same-origin');
   });
 
   it('refuses unknown, malformed and expired links, and pages without a session', async () => {
@@ -170,6 +170,29 @@ describe('panel sign-in', () => {
     expect((await app.http.inject({ method: 'GET', url: '/panel', headers: { cookie } })).statusCode).toBe(
       200,
     );
+  });
+
+  it('refuses a POST from another site (sign-in forms included) before anything runs', async () => {
+    const link = await loginLink(app, owner.messagingId);
+    const { payload, headers } = form({ token: tokenOf(link) });
+    for (const origin of ['https://evil.example', 'null']) {
+      const res = await app.http.inject({
+        method: 'POST',
+        url: '/panel/login',
+        payload,
+        headers: { ...headers, origin },
+      });
+      expect(res.statusCode).toBe(403);
+      expect(res.headers['set-cookie']).toBeUndefined();
+    }
+    // The link was not spent: from the panel's own origin it still signs in.
+    const own = await app.http.inject({
+      method: 'POST',
+      url: '/panel/login',
+      payload,
+      headers: { ...headers, origin: 'http://127.0.0.1:8080' },
+    });
+    expect(own.statusCode).toBe(303);
   });
 
   it('rate-limits sign-in attempts per client address', async () => {

@@ -63,7 +63,7 @@ export function renderPage({ title, active, session, body, head = '' }: PageOpti
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark"><meta name="referrer" content="no-referrer">
+<meta name="color-scheme" content="light dark"><meta name="referrer" content="same-origin">
 <title>${escapeHtml(title)} · gengate</title>
 <link rel="stylesheet" href="/panel/assets/panel.css">
 <script src="/panel/assets/panel.js"></script>

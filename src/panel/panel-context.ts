@@ -121,7 +121,7 @@ export function sendHtml(
     .code(status)
     .header('Cache-Control', 'no-store')
     .header('Content-Security-Policy', options.telegramWidget ? CSP_WITH_TELEGRAM : CSP)
-    .header('Referrer-Policy', 'no-referrer')
+    .header('Referrer-Policy', 'same-origin')
     .header('X-Content-Type-Options', 'nosniff')
     .type('text/html; charset=utf-8')
     .send(html);
@@ -139,6 +139,27 @@ export function registerPanelBodies(scope: FastifyInstance): void {
     { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES },
     (_request, body, done) => done(null, new URLSearchParams(String(body))),
   );
+}
+
+/**
+ * A browser names the page a POST comes from in Origin: one from another site is refused before
+ * anything runs. This also covers the sign-in forms, which have no session (and so no CSRF token)
+ * yet: another site cannot sign a visitor in to an account of its choosing. Requests without
+ * Origin (not from a browser) still need the CSRF token on signed-in forms.
+ */
+export function registerOriginCheck(scope: FastifyInstance, publicUrl: string): void {
+  const ownOrigin = new URL(publicUrl).origin;
+  scope.addHook('onRequest', async (request) => {
+    if (!STATE_CHANGING.has(request.method)) return;
+    const origin = request.headers.origin;
+    if (origin === undefined) return;
+    if (origin === ownOrigin || origin === `${request.protocol}://${request.host}`) return;
+    throw new PanelPageError(
+      403,
+      'Form refused',
+      'This form was sent from another site. Open the panel at its own address and try again.',
+    );
+  });
 }
 
 /** Errors in the panel's scope answer as pages: the status and a message a person can act on. */

@@ -14,7 +14,12 @@ import { registerAnalyticsPages } from './pages/analytics.js';
 import { registerKeysPages } from './pages/keys.js';
 import { registerMoneyPages } from './pages/money.js';
 import { registerTasksPages } from './pages/tasks.js';
-import { registerPanelBodies, registerPanelErrors, requirePanelSession } from './panel-context.js';
+import {
+  registerOriginCheck,
+  registerPanelBodies,
+  registerPanelErrors,
+  requirePanelSession,
+} from './panel-context.js';
 import { registerSecurityPages } from './security.js';
 import { registerTelegramPages } from './telegram.js';
 import { registerWebhookPages } from './webhooks.js';
@@ -31,6 +36,7 @@ export function registerPanelRoutes(app: FastifyInstance, ctx: AppContext): void
   app.register(async (panel) => {
     registerPanelBodies(panel);
     registerPanelErrors(panel);
+    registerOriginCheck(panel, ctx.config.publicUrl);
     panel.decorateRequest('panel', null as never);
     registerPanelAssets(panel);
     registerAuthPages(panel, ctx, deps);
