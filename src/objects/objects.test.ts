@@ -14,7 +14,7 @@ import { copyResult, ResultDownloadError } from './copy-result.js';
 import { LocalObjectStore } from './local-store.js';
 import { contentTypeOfName, type ObjectStore, ObjectTooLargeError } from './object-store.js';
 import { createS3ObjectStore } from './s3-store.js';
-import { type S3rverHarness, startS3rver } from './s3rver-harness.js';
+import { type S3rverHarness, startS3rver } from '../testing/s3rver.js';
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];

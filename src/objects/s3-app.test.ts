@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaskTestApp, generate, type TaskTestApp, waitForFinal } from '../testing/tasks.js';
-import { type S3rverHarness, startS3rver } from './s3rver-harness.js';
+import { type S3rverHarness, startS3rver } from '../testing/s3rver.js';
 
 describe('results in S3 (s3rver)', () => {
   let s3rver: S3rverHarness;
