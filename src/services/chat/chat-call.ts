@@ -184,31 +184,37 @@ export class ChatCall {
       const cost = usage
         ? Math.min(chatCost(usage.promptTokens, usage.completionTokens, this.init.prices), this.init.hold)
         : 0;
-      const settled = await settleDurably(() =>
-        this.deps.storage.chatBilling.settle(
-          { keyId: this.init.key.keyId, accountId: this.init.key.accountId, now },
-          this.init.id,
-          this.init.hold,
-          {
+      // Counted by the attempt that commits, a retry in the background included.
+      const counted = (settled: boolean): boolean => {
+        if (settled)
+          this.deps.metrics?.chatSettled({
+            model: this.init.publicModel,
+            provider: this.init.provider.name,
             status,
             inputTokens: usage?.promptTokens ?? 0,
             outputTokens: usage?.completionTokens ?? 0,
             cost,
-            latencyMs: Math.max(0, now - this.init.startedAt),
-          },
+            hold: this.init.hold,
+            durationMs: now - this.init.startedAt,
+          });
+        return settled;
+      };
+      const settled = await settleDurably(async () =>
+        counted(
+          await this.deps.storage.chatBilling.settle(
+            { keyId: this.init.key.keyId, accountId: this.init.key.accountId, now },
+            this.init.id,
+            this.init.hold,
+            {
+              status,
+              inputTokens: usage?.promptTokens ?? 0,
+              outputTokens: usage?.completionTokens ?? 0,
+              cost,
+              latencyMs: Math.max(0, now - this.init.startedAt),
+            },
+          ),
         ),
       );
-      if (settled)
-        this.deps.metrics?.chatSettled({
-          model: this.init.publicModel,
-          provider: this.init.provider.name,
-          status,
-          inputTokens: usage?.promptTokens ?? 0,
-          outputTokens: usage?.completionTokens ?? 0,
-          cost,
-          hold: this.init.hold,
-          durationMs: now - this.init.startedAt,
-        });
       // Not settled: already resolved elsewhere (the janitor, after a stall), nothing more moved.
       return { status, usage, cost: settled ? cost : 0 };
     })();
