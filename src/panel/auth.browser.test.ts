@@ -56,6 +56,11 @@ describe.skipIf(!HAVE_BROWSER)('the panel in a browser', () => {
     const shown = await page.goto(`${origin}${link}`);
     expect(shown?.status()).toBe(200);
     await expect(page.locator('h1').innerText()).resolves.toBe('Sign in to gengate');
+    const width = page.viewportSize()?.width ?? 0;
+    await page.screenshot({
+      path: join(SHOTS, `sign-in-confirm-${width < 500 ? 390 : 'desktop'}.png`),
+      fullPage: true,
+    });
     await Promise.all([
       page.waitForURL(/\/panel(\/login\/code)?$/),
       page.getByRole('button', { name: 'Sign in' }).click(),
@@ -103,8 +108,10 @@ describe.skipIf(!HAVE_BROWSER)('the panel in a browser', () => {
     expect(await sessionCookie(context)).toBeUndefined();
     const replay = await browser.newContext();
     if (cookie) await replay.addCookies([cookie]);
-    const again = await (await replay.newPage()).goto(`${origin}/panel`);
+    const replayPage = await replay.newPage();
+    const again = await replayPage.goto(`${origin}/panel`);
     expect(again?.status()).toBe(401);
+    await replayPage.screenshot({ path: join(SHOTS, 'sign-in-desktop.png'), fullPage: true });
     await replay.close();
     await context.close();
   }, 120_000);
@@ -150,6 +157,7 @@ describe.skipIf(!HAVE_BROWSER)('the panel in a browser', () => {
     // spent by the confirmation) is within the accepted window.
     await signInByLink(page);
     expect(new URL(page.url()).pathname).toBe('/panel/login/code');
+    await page.screenshot({ path: join(SHOTS, 'sign-in-code-desktop.png'), fullPage: true });
     await page.locator('input[name="code"]').fill(totp(key, Date.now() + 30_000));
     await Promise.all([page.waitForURL(/\/panel$/), page.getByRole('button', { name: 'Sign in' }).click()]);
     await expect(page.locator('h1').innerText()).resolves.toBe('Overview');
