@@ -6,6 +6,7 @@ import { AppError } from '../domain/errors.js';
 import { TASK_FAILURE } from '../domain/tasks/states.js';
 import type { TaskOutcome, UsageCell } from '../storage/repositories/analytics.js';
 import type { Storage } from '../storage/storage.js';
+import type { Clock } from './clock.js';
 import { parseDate } from './panel/ledger-history.js';
 
 const HOUR_MS = 3_600_000;
@@ -152,12 +153,15 @@ export function shapeReport(
 }
 
 export class PanelAnalyticsService {
-  constructor(private readonly storage: Storage) {}
+  constructor(
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+  ) {}
 
   async report(accountId: number, range: AnalyticsRangeSpec): Promise<AnalyticsReport> {
     const filter = { from: range.from, to: range.to, keyId: range.keyId };
     const [cells, outcomes] = await Promise.all([
-      this.storage.analytics.usageCells(accountId, filter, range.bucketMs),
+      this.storage.analytics.usageCells(accountId, filter, range.bucketMs, this.clock.now()),
       this.storage.analytics.taskOutcomes(accountId, filter, TASK_FAILURE),
     ]);
     return shapeReport(range, cells, outcomes);

@@ -319,11 +319,42 @@ function migrations(engine: Engine): Record<string, Migration> {
         await db.schema
           .createIndex('usage_account_cover')
           .on('usage_records')
-          .columns(['account_id', 'created_at', 'key_id', 'model_id', 'cost', 'input_tokens', 'output_tokens'])
+          .columns([
+            'account_id',
+            'created_at',
+            'key_id',
+            'model_id',
+            'cost',
+            'input_tokens',
+            'output_tokens',
+          ])
           .execute();
         await db.schema.dropIndex('usage_account').execute();
         // The panel lists a task's webhook deliveries.
         await db.schema.createIndex('webhook_task').on('webhook_deliveries').column('task_id').execute();
+        // Daily totals of days that can no longer change (sealed), filled the first time a chart
+        // asks for them: a month or a year of charts reads a few thousand rows, not every request.
+        await db.schema
+          .createTable('usage_daily')
+          .addColumn('account_id', 'bigint', (c) => c.notNull())
+          .addColumn('day', 'bigint', (c) => c.notNull())
+          .addColumn('key_id', 'bigint', (c) => c.notNull())
+          .addColumn('model_id', 'text', (c) => c.notNull())
+          .addColumn('requests', 'bigint', (c) => c.notNull())
+          .addColumn('spent', 'bigint', (c) => c.notNull())
+          .addColumn('input_tokens', 'bigint', (c) => c.notNull())
+          .addColumn('output_tokens', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('usage_daily_pk', ['account_id', 'day', 'key_id', 'model_id'])
+          .$call(textKeyed)
+          .execute();
+        await db.schema
+          .createTable('usage_days_sealed')
+          .addColumn('account_id', 'bigint', (c) => c.notNull())
+          .addColumn('day', 'bigint', (c) => c.notNull())
+          .addColumn('sealed_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('usage_days_sealed_pk', ['account_id', 'day'])
+          .$call(textKeyed)
+          .execute();
         // Transfers between an owner's keys are `transfer` entries (signed, like `adjust`).
         const kinds = sql`kind in ('topup', 'hold', 'capture', 'release', 'adjust', 'transfer')`;
         if (engine === 'postgres') {
@@ -354,7 +385,9 @@ function migrations(engine: Engine): Record<string, Migration> {
           .addCheckConstraint('ledger_kind_valid', kinds)
           .addCheckConstraint('ledger_balance_nonneg', sql`balance_after >= 0 and held_after >= 0`)
           .execute();
-        await sql`insert into ledger_entries_new (${columns}) select ${columns} from ledger_entries`.execute(db);
+        await sql`insert into ledger_entries_new (${columns}) select ${columns} from ledger_entries`.execute(
+          db,
+        );
         await db.schema.dropTable('ledger_entries').execute();
         await sql`alter table ledger_entries_new rename to ledger_entries`.execute(db);
         for (const index of indexes.rows) await sql.raw(index.sql).execute(db);

@@ -180,6 +180,25 @@ export interface PanelTokensTable {
   created_at: number;
 }
 
+/** One account's use of one model with one key on one sealed UTC day (day = days since the epoch). */
+export interface UsageDailyTable {
+  account_id: number;
+  day: number;
+  key_id: number;
+  model_id: string;
+  requests: number;
+  spent: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** The days whose usage_daily rows are complete: nothing of them can change any more. */
+export interface UsageDaysSealedTable {
+  account_id: number;
+  day: number;
+  sealed_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -191,6 +210,8 @@ export interface Database {
   audit_log: AuditLogTable;
   settings: SettingsTable;
   usage_records: UsageRecordsTable;
+  usage_daily: UsageDailyTable;
+  usage_days_sealed: UsageDaysSealedTable;
   panel_tokens: PanelTokensTable;
   process_leases: ProcessLeasesTable;
 }

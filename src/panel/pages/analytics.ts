@@ -61,7 +61,7 @@ ${card(
 
 export function registerAnalyticsPages(app: FastifyInstance, ctx: AppContext): void {
   registerPageFiles(app);
-  const analytics = new PanelAnalyticsService(ctx.storage);
+  const analytics = new PanelAnalyticsService(ctx.storage, ctx.clock);
 
   app.get<{ Querystring: AnalyticsQueryText }>(
     '/panel/analytics',

@@ -151,12 +151,12 @@ describe.skipIf(!HAVE_BROWSER)('the feature pages in a browser', () => {
     const thumb = page.locator(`a[href="/panel/tasks/${taskId}"] img.thumb`);
     await thumb.waitFor();
     await expect(
-      thumb.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth)),
+      thumb.evaluate((img: any) => img.decode().then(() => img.naturalWidth)),
     ).resolves.toBeGreaterThan(0);
     await page.goto(`${origin}/panel/tasks/${taskId}`);
     const full = page.locator('.preview img');
     await expect(
-      full.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth)),
+      full.evaluate((img: any) => img.decode().then(() => img.naturalWidth)),
     ).resolves.toBeGreaterThan(0);
     await shot('task-desktop');
   });
@@ -176,7 +176,9 @@ describe.skipIf(!HAVE_BROWSER)('the feature pages in a browser', () => {
       const res = await page.goto(`${origin}${url}`);
       expect(res?.status(), url).toBe(200);
       if (url.startsWith('/panel/analytics')) await page.waitForSelector('.chart[data-drawn] canvas');
-      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      const width = await page.evaluate(
+        () => (globalThis as any).document.documentElement.scrollWidth as number,
+      );
       expect(width, url).toBeLessThanOrEqual(390);
       await shot(`${url.replace(/\?.*$/, '').replace(/\W+/g, '-').slice(1)}-390`);
     }

@@ -53,6 +53,32 @@ export interface AnalyticsRange {
 }
 
 const DAY_MS = 86_400_000;
+/**
+ * A day is sealed (its totals kept in usage_daily) this long after it ended: by then every task of
+ * the day has finished (PROVIDER_TIMEOUT_MS is minutes) and every chat request has settled (the
+ * abandoned-hold sweep runs within hours).
+ */
+export const SEAL_AFTER_MS = 2 * DAY_MS;
+
+function toCell(r: {
+  bucket: number;
+  key_id: number;
+  model_id: string;
+  requests: number;
+  spent: number;
+  input_tokens: number;
+  output_tokens: number;
+}): UsageCell {
+  return {
+    bucket: Number(r.bucket),
+    key_id: Number(r.key_id),
+    model_id: r.model_id,
+    requests: Number(r.requests),
+    spent: Number(r.spent),
+    input_tokens: Number(r.input_tokens),
+    output_tokens: Number(r.output_tokens),
+  };
+}
 
 /**
  * A failed task's error message as its kind, in SQL so the grouping stays in the database. The
@@ -76,11 +102,33 @@ export class AnalyticsRepository {
 
   /**
    * The account's requests, spend and tokens per (time bucket, key, model) for requests created in
-   * [from, to): chat usage rows (tokens, captured cost) and tasks (their final cost; a failed task
-   * is a request that spent nothing). Both read off (account_id, created_at, …) covering indexes
-   * (migration 008), so a range of a million rows is one index scan per table, never a row lookup.
+   * [from, to). Daily buckets of days that can no longer change (SEAL_AFTER_MS past their end) come
+   * from usage_daily, filled on first use (sealDays); the rest is aggregated live (liveCells). Pass
+   * `now` to use the daily totals; without it everything is aggregated live.
    */
-  async usageCells(accountId: number, range: AnalyticsRange, bucketMs: number): Promise<UsageCell[]> {
+  async usageCells(
+    accountId: number,
+    range: AnalyticsRange,
+    bucketMs: number,
+    now?: number,
+  ): Promise<UsageCell[]> {
+    if (now === undefined || bucketMs !== DAY_MS || range.from % DAY_MS !== 0)
+      return this.liveCells(accountId, range, bucketMs);
+    const sealedEnd = Math.floor((now - SEAL_AFTER_MS) / DAY_MS) * DAY_MS;
+    const split = Math.max(range.from, Math.min(range.to, sealedEnd));
+    const cells: UsageCell[] = [];
+    if (split > range.from) cells.push(...(await this.sealedCells(accountId, { ...range, to: split }, now)));
+    if (range.to > split)
+      cells.push(...(await this.liveCells(accountId, { ...range, from: split }, bucketMs)));
+    return cells;
+  }
+
+  /**
+   * The aggregation itself, over the requests: chat usage rows (tokens, captured cost) and tasks
+   * (their final cost; a failed task is a request that spent nothing). Both read off (account_id,
+   * created_at, …) indexes, the usage one covering every column it reads (migration 008).
+   */
+  async liveCells(accountId: number, range: AnalyticsRange, bucketMs: number): Promise<UsageCell[]> {
     const bucket = (column: string) => sql<number>`${sql.ref(column)} / ${sql.lit(bucketMs)}`;
     let chats = this.db
       .selectFrom('usage_records')
@@ -119,15 +167,83 @@ export class AnalyticsRepository {
       chats.groupBy(groups).execute(),
       tasks.groupBy(groups).execute(),
     ]);
-    return [...chatRows, ...taskRows].map((r) => ({
-      bucket: Number(r.bucket),
-      key_id: Number(r.key_id),
-      model_id: r.model_id,
-      requests: Number(r.requests),
-      spent: Number(r.spent),
-      input_tokens: Number(r.input_tokens),
-      output_tokens: Number(r.output_tokens),
+    return [...chatRows, ...taskRows].map(toCell);
+  }
+
+  /** Daily cells of sealed days from usage_daily, after sealing the days of the range not yet sealed. */
+  private async sealedCells(accountId: number, range: AnalyticsRange, now: number): Promise<UsageCell[]> {
+    const fromDay = range.from / DAY_MS;
+    const toDay = range.to / DAY_MS;
+    const sealed = await this.db
+      .selectFrom('usage_days_sealed')
+      .select('day')
+      .where('account_id', '=', accountId)
+      .where('day', '>=', fromDay)
+      .where('day', '<', toDay)
+      .execute();
+    if (sealed.length < toDay - fromDay)
+      await this.sealDays(accountId, fromDay, toDay, new Set(sealed.map((r) => Number(r.day))), now);
+    let query = this.db
+      .selectFrom('usage_daily')
+      .select(['day as bucket', 'key_id', 'model_id', 'requests', 'spent', 'input_tokens', 'output_tokens'])
+      .where('account_id', '=', accountId)
+      .where('day', '>=', fromDay)
+      .where('day', '<', toDay);
+    if (range.keyId !== undefined) query = query.where('key_id', '=', range.keyId);
+    return (await query.execute()).map(toCell);
+  }
+
+  /**
+   * Writes the daily totals of the days in [fromDay, toDay) not in `done`, for every key of the
+   * account, and marks them sealed. Idempotent: two pages sealing the same days at once write the
+   * same rows, and the second's inserts do nothing.
+   */
+  private async sealDays(accountId: number, fromDay: number, toDay: number, done: Set<number>, now: number) {
+    const missing: number[] = [];
+    for (let day = fromDay; day < toDay; day++) if (!done.has(day)) missing.push(day);
+    const first = missing[0];
+    const last = missing[missing.length - 1] + 1;
+    const wanted = new Set(missing);
+    const merged = new Map<string, UsageCell>();
+    for (const cell of await this.liveCells(accountId, { from: first * DAY_MS, to: last * DAY_MS }, DAY_MS)) {
+      if (!wanted.has(cell.bucket)) continue;
+      const id = `${cell.bucket}\u0000${cell.key_id}\u0000${cell.model_id}`;
+      const into = merged.get(id);
+      if (into) {
+        into.requests += cell.requests;
+        into.spent += cell.spent;
+        into.input_tokens += cell.input_tokens;
+        into.output_tokens += cell.output_tokens;
+      } else merged.set(id, { ...cell });
+    }
+    const rows = [...merged.values()].map((c) => ({
+      account_id: accountId,
+      day: c.bucket,
+      key_id: c.key_id,
+      model_id: c.model_id,
+      requests: c.requests,
+      spent: c.spent,
+      input_tokens: c.input_tokens,
+      output_tokens: c.output_tokens,
     }));
+    const write = async (db: Kysely<Database>) => {
+      for (let i = 0; i < rows.length; i += 500) {
+        await db
+          .insertInto('usage_daily')
+          .values(rows.slice(i, i + 500))
+          .onConflict((oc) => oc.columns(['account_id', 'day', 'key_id', 'model_id']).doNothing())
+          .execute();
+      }
+      for (let i = 0; i < missing.length; i += 500) {
+        await db
+          .insertInto('usage_days_sealed')
+          .values(missing.slice(i, i + 500).map((day) => ({ account_id: accountId, day, sealed_at: now })))
+          .onConflict((oc) => oc.columns(['account_id', 'day']).doNothing())
+          .execute();
+      }
+    };
+    if (this.db.isTransaction) await write(this.db);
+    else await this.db.transaction().execute(write);
   }
 
   /** The account's tasks created in [from, to) by status and, for failures, error kind. */

@@ -359,6 +359,81 @@ describe.each(ENGINES)('panel owner repositories on %s', (engine) => {
   });
 });
 
+describe.each(ENGINES)('sealed daily usage totals on %s', (engine) => {
+  it('answers the same as the live aggregation, keeps sealed days in usage_daily, per key and per account', async () => {
+    const db = await openTestDb(engine);
+    try {
+      const storage = Storage.from(db);
+      const accountId = await seedAccount(storage);
+      const k1 = await seedKey(storage, { accountId });
+      const k2 = await seedKey(storage, { accountId });
+      const other = await seedKey(storage);
+      const D = 86_400_000;
+      const today = Math.floor(Date.UTC(2026, 5, 20) / D) * D;
+      const now = today + 10 * 3_600_000;
+      let n = 0;
+      const chat = async (key: typeof k1, at: number, model: string, cost: number) => {
+        const id = `u${++n}`;
+        await storage.usage.createPending({
+          id,
+          accountId: key.accountId,
+          keyId: key.keyId,
+          modelId: model,
+          now: at,
+        });
+        await storage.usage.finish(id, {
+          status: 'completed',
+          inputTokens: 10,
+          outputTokens: 2,
+          cost,
+          latencyMs: 1,
+        });
+      };
+      for (let day = 0; day < 10; day++) {
+        await chat(k1, today - day * D + 5, 'gpt-4o', 100 + day);
+        await chat(k2, today - day * D + 7, day % 2 ? 'gpt-4o' : 'o3', 1_000);
+        await chat(other, today - day * D + 9, 'gpt-4o', 5);
+      }
+      const task = await seedTask(storage, k2, { status: 'completed' });
+      await storage.db
+        .updateTable('tasks')
+        .set({ created_at: today - 6 * D, cost: 4_000, model_id: 'sora-2' })
+        .where('id', '=', task)
+        .execute();
+      const range = { from: today - 9 * D, to: today + D };
+      const sort = (cells: { bucket: number; key_id: number; model_id: string }[]) =>
+        [...cells].sort(
+          (a, b) => a.bucket - b.bucket || a.key_id - b.key_id || a.model_id.localeCompare(b.model_id),
+        );
+      const live = sort(await storage.analytics.usageCells(accountId, range, D));
+      expect(sort(await storage.analytics.usageCells(accountId, range, D, now))).toEqual(live);
+      // Days that ended at least two days before now are sealed (today − 3 and older: 7 days); the rest stays live.
+      const sealed = await storage.db
+        .selectFrom('usage_days_sealed')
+        .select('day')
+        .where('account_id', '=', accountId)
+        .execute();
+      expect(sealed.map((r) => Number(r.day)).sort()).toEqual(
+        Array.from({ length: 7 }, (_, i) => today / D - 9 + i),
+      );
+      const daily = await storage.db
+        .selectFrom('usage_daily')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .execute();
+      expect(daily.length).toBeGreaterThan(0);
+      expect(daily.every((r) => Number(r.day) <= today / D - 3)).toBe(true);
+      // A second read comes from the sealed totals: still the same answer; one key only when asked.
+      expect(sort(await storage.analytics.usageCells(accountId, range, D, now))).toEqual(live);
+      const onlyK2 = await storage.analytics.usageCells(accountId, { ...range, keyId: k2.keyId }, D, now);
+      expect(sort(onlyK2)).toEqual(live.filter((c) => c.key_id === k2.keyId));
+      expect(await storage.analytics.usageCells(accountId + 100_000, range, D, now)).toEqual([]);
+    } finally {
+      await db.dispose();
+    }
+  });
+});
+
 describe.each(ENGINES)('migration 008 on %s', (engine) => {
   it('keeps every ledger row, its id and its constraints when it re-creates the kind check', async () => {
     const db = await openTestDb(engine);
@@ -376,6 +451,8 @@ describe.each(ENGINES)('migration 008 on %s', (engine) => {
         .columns(['account_id', 'created_at'])
         .execute();
       await db.kysely.schema.dropIndex('webhook_task').execute();
+      await db.kysely.schema.dropTable('usage_daily' as never).execute();
+      await db.kysely.schema.dropTable('usage_days_sealed' as never).execute();
       await db.kysely
         .deleteFrom('gengate_migrations' as never)
         .where('name' as never, '=', '008_panel_analytics' as never)
