@@ -174,9 +174,7 @@ export const sharedSchemas: Record<string, JsonSchema> = {
     required: ['task_id'],
   },
   Key: keySchema,
-  KeyCreated: {
-    allOf: [ref('Key'), { type: 'object', description: 'key_value is the full key: shown this once' }],
-  },
+  KeyCreated: { ...keySchema, description: 'A new key: key_value is the full key, shown this once' },
   Account: {
     type: 'object',
     properties: accountProperties,

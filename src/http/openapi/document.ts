@@ -153,6 +153,36 @@ function completeOperation(
   return out;
 }
 
+/**
+ * A free-form object says so (`additionalProperties: true`): JSON Schema allows any member either
+ * way, but generated clients read a bare `{type: object}` as an object with no members at all.
+ */
+function markFreeFormObjects(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) markFreeFormObjects(item);
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  const schema = value as JsonSchema;
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const composed = [
+    '$ref',
+    'properties',
+    'additionalProperties',
+    'patternProperties',
+    'oneOf',
+    'anyOf',
+    'allOf',
+  ];
+  if (types.includes('object') && !composed.some((key) => key in schema)) schema.additionalProperties = true;
+  for (const [key, child] of Object.entries(schema)) {
+    // A properties map holds schemas under any name; elsewhere example values are data, not schemas.
+    if (key === 'properties' && typeof child === 'object' && child !== null)
+      for (const property of Object.values(child)) markFreeFormObjects(property);
+    else if (key !== 'example' && key !== 'examples') markFreeFormObjects(child);
+  }
+}
+
 /** The whole document: the routes' base document plus everything above, for this catalog. */
 export function completeDocument(base: OpenApiDocument, models: readonly CatalogModel[]): OpenApiDocument {
   const catalog = catalogComponents(models);
@@ -166,7 +196,7 @@ export function completeDocument(base: OpenApiDocument, models: readonly Catalog
     }
   }
   const { security: _defaultSecurity, ...rest } = base;
-  return {
+  const document: OpenApiDocument = {
     ...rest,
     openapi: '3.1.0',
     tags: TAGS,
@@ -179,4 +209,9 @@ export function completeDocument(base: OpenApiDocument, models: readonly Catalog
       securitySchemes,
     },
   };
+  // A copy: the parts shared with @fastify/swagger's cached base document are never changed.
+  const copy = structuredClone(document);
+  markFreeFormObjects(copy.paths);
+  markFreeFormObjects(copy.components.schemas);
+  return copy;
 }

@@ -4,6 +4,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN } from '../../testing/app.js';
 import {
@@ -164,6 +165,21 @@ describe('the OpenAPI document', () => {
     const present = new Set(operations().map(({ path, method }) => `${method.toUpperCase()} ${path}`));
     expect([...described].filter((key) => !present.has(key))).toEqual([]);
   });
+
+  it('gives openapi-typescript usable types: a union over the models, no member-less free-form objects', async () => {
+    const types = astToString(await openapiTS(structuredClone(doc) as never, { defaultNonNullable: false }));
+    const union = /GenerateRequest: \{\s*params: ([^;]+);/.exec(types)?.[1] ?? '';
+    for (const name of Object.values(
+      doc.components.schemas.GenerateRequest.properties.params.discriminator.mapping,
+    ))
+      expect(union).toContain(`components["schemas"]["${String(name).split('/').pop()}"]`);
+    const seedance = types.slice(types.indexOf('Seedance2Params: {'));
+    expect(seedance.slice(0, 300)).toContain('model_name: "seedance-2";');
+    expect(seedance.slice(0, 600)).toContain('duration?: number;');
+    // `Record<string, never>` is what a bare {type: object} becomes: an object nothing may be put in.
+    const neverObjects = types.split('\n').filter((line) => line.includes('Record<string, never>'));
+    expect(neverObjects.filter((line) => !/^export type (webhooks|\$defs) =/.test(line))).toEqual([]);
+  }, 30_000);
 
   it('documents the real success statuses: 202 for POST /generate, 201 and 204 on the admin API', () => {
     const responses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses);
