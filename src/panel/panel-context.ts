@@ -7,6 +7,7 @@
 // formBody(request); answer with sendHtml(reply, 200, renderPage({...})).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
 import { AppError } from '../domain/errors.js';
 import { escapeHtml } from './html.js';
 import { renderPage } from './layout.js';
@@ -202,10 +203,7 @@ export interface SessionLookup {
  * request.panel and refuses a state-changing request without the CSRF token.
  */
 export function requirePanelSession(
-  ctx: {
-    storage: { accounts: { byId(id: number): Promise<{ messaging_id: number } | undefined> } };
-    maintenance: { isEnabled(): Promise<boolean> };
-  },
+  ctx: Pick<AppContext, 'storage' | 'maintenance'>,
   sessions: SessionLookup,
   signInPage: (request: FastifyRequest, reply: FastifyReply) => FastifyReply,
 ) {
