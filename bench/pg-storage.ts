@@ -122,7 +122,12 @@ async function main(): Promise<void> {
         groupCommit: { stats: unknown };
         chatBilling: { pgOpens: { stats: unknown }; pgSettles: { stats: unknown } };
       };
-      console.log('group commit', internals.groupCommit.stats, 'chat holds', internals.chatBilling.pgOpens.stats);
+      console.log(
+        'group commit',
+        internals.groupCommit.stats,
+        'chat holds',
+        internals.chatBilling.pgOpens.stats,
+      );
       for (const [name, perSecond] of Object.entries(results))
         rows.push(`| ${round} | ${name} | ${Math.round(perSecond).toLocaleString('en-US')} |`);
       console.log(`round ${round}:`, results);
