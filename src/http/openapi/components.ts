@@ -157,7 +157,40 @@ const accountProperties = {
 /** The entity schemas, named so that generated clients get one type each. */
 export const sharedSchemas: Record<string, JsonSchema> = {
   Error: errorSchema,
-  Task: taskSchema as unknown as JsonSchema,
+  Task: {
+    ...(taskSchema as unknown as JsonSchema),
+    properties: { ...(taskSchema.properties as JsonSchema), result: ref('TaskResult') },
+  },
+  TaskResult: {
+    type: ['object', 'null'],
+    description:
+      'null until completed. A video: {video_url, duration}; an image: {image_url, width, height}, and `images` when there are several. URLs are served by GET /objects/{name}.',
+    properties: {
+      video_url: { type: 'string', format: 'uri' },
+      duration: { type: ['integer', 'null'], description: 'Seconds of video' },
+      image_url: { type: 'string', format: 'uri' },
+      width: { type: ['integer', 'null'] },
+      height: { type: ['integer', 'null'] },
+      images: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            url: { type: 'string', format: 'uri' },
+            width: { type: ['integer', 'null'] },
+            height: { type: ['integer', 'null'] },
+          },
+          required: ['url', 'width', 'height'],
+        },
+      },
+      deleted_at: {
+        type: 'string',
+        format: 'date-time',
+        description: 'Set once DELETE /v1/videos/{id} removed the file',
+      },
+    },
+    additionalProperties: true,
+  },
   TaskList: {
     type: 'object',
     properties: {
