@@ -2,6 +2,7 @@
 // Telegram id is the account's messaging_id, an unknown id is refused and never created.
 import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../config.js';
 import { createTestApp, type TestApp, type TestKey } from '../testing/app.js';
 import { cookieFrom, form, getPage } from './auth.test-helpers.js';
 
@@ -128,5 +129,23 @@ describe('Telegram sign-in, not configured', () => {
     } finally {
       await app.dispose();
     }
+  });
+});
+
+describe('Telegram settings', () => {
+  it('need both the token and the bot username, each well-formed', () => {
+    const load = (env: Record<string, string>) => () => loadConfig({ NODE_ENV: 'test', ...env });
+    expect(load({ TELEGRAM_BOT_TOKEN: BOT_TOKEN })).toThrow(/TELEGRAM_BOT_USERNAME must be set/);
+    expect(load({ TELEGRAM_BOT_TOKEN: 'nope', TELEGRAM_BOT_USERNAME: 'gengate_bot' })).toThrow(ConfigError);
+    expect(load({ TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_BOT_USERNAME: 'a b' })).toThrow(
+      /TELEGRAM_BOT_USERNAME must be/,
+    );
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      TELEGRAM_BOT_TOKEN: BOT_TOKEN,
+      TELEGRAM_BOT_USERNAME: '@gengate_bot',
+    });
+    expect(config.telegramBotUsername).toBe('gengate_bot');
+    expect(loadConfig({ NODE_ENV: 'test' }).telegramBotToken).toBeUndefined();
   });
 });
