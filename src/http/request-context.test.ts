@@ -94,6 +94,7 @@ describe('X-Request-Id and X-Api-Version', () => {
 describe('loggableUrl', () => {
   it('redacts the values of secret-looking query parameters and keeps the rest', () => {
     expect(loggableUrl('/panel/login?token=abc123')).toBe('/panel/login?token=[redacted]');
+    expect(loggableUrl('/panel/telegram?id=42&hash=ab12')).toBe('/panel/telegram?id=42&hash=[redacted]');
     expect(loggableUrl('/hooks/fal?task=t_1&token=s3cr3t')).toBe('/hooks/fal?task=t_1&token=[redacted]');
     expect(loggableUrl('/x?api_key=k&sig=s&limit=5&flag')).toBe(
       '/x?api_key=[redacted]&sig=[redacted]&limit=5&flag',

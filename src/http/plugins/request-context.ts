@@ -21,8 +21,11 @@ export function requestIdFor(req: IncomingMessage): string {
   return `${PROCESS_PREFIX}-${(++counter).toString(36)}`;
 }
 
-/** Query parameters whose values are credentials (panel login links, provider callback tokens…). */
-const SECRET_QUERY_NAME = /token|secret|sig|key|password|auth|credential/i;
+/**
+ * Query parameters whose values are credentials (panel login links, provider callback tokens, the
+ * Telegram Login Widget's `hash`, which can be replayed until its auth_date is stale…).
+ */
+const SECRET_QUERY_NAME = /token|secret|sig|key|password|auth|credential|hash/i;
 
 /** The URL as logged: secret-looking query values replaced, everything else kept. */
 export function loggableUrl(url: string): string {
