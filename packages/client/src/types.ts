@@ -52,15 +52,8 @@ export type Task = JsonAnswer<Get<'/tasks/{task_id}'>, 200>;
 
 export type TaskStatus = Task extends { status: infer S } ? S : string;
 
-/** A task's `result` once it is completed: a video or an image (several images add `images`). */
-export type TaskResult = NonNullable<Task extends { result: infer R } ? R : never> & {
-  video_url?: string;
-  duration?: number;
-  image_url?: string;
-  width?: number;
-  height?: number;
-  images?: Array<{ url: string; width: number; height: number }>;
-};
+/** A task's `result` once it is completed: a video (`video_url`, `duration`) or an image (`image_url`, `width`, `height`, and `images` when there are several). */
+export type TaskResult = NonNullable<Task extends { result: infer R } ? R : never>;
 
 /** A task that ended in `completed`: `result` is set. */
 export type CompletedTask = Task & { status: 'completed'; result: TaskResult; error: null };

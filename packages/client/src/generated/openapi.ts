@@ -676,9 +676,7 @@ export interface components {
             task_id: string;
             /** @enum {string} */
             status: "pending" | "processing" | "completed" | "failed";
-            result: {
-                [key: string]: unknown;
-            } | null;
+            result: components["schemas"]["TaskResult"];
             error: string | null;
             /** Format: date-time */
             created_at: string;
@@ -688,6 +686,30 @@ export interface components {
             /** Format: date-time */
             finished_at: string | null;
         };
+        /** @description null until completed. A video: {video_url, duration}; an image: {image_url, width, height}, and `images` when there are several. URLs are served by GET /objects/{name}. */
+        TaskResult: ({
+            /** Format: uri */
+            video_url?: string;
+            /** @description Seconds of video */
+            duration?: number | null;
+            /** Format: uri */
+            image_url?: string;
+            width?: number | null;
+            height?: number | null;
+            images?: {
+                /** Format: uri */
+                url: string;
+                width: number | null;
+                height: number | null;
+            }[];
+            /**
+             * Format: date-time
+             * @description Set once DELETE /v1/videos/{id} removed the file
+             */
+            deleted_at?: string;
+        } & {
+            [key: string]: unknown;
+        }) | null;
         TaskList: {
             /** @enum {string} */
             object: "list";
@@ -718,7 +740,25 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        KeyCreated: components["schemas"]["Key"] & Record<string, unknown>;
+        /** @description A new key: key_value is the full key, shown this once */
+        KeyCreated: {
+            id: number;
+            name: string | null;
+            /** @description Masked (sk_live_abcd…wxyz), except in the answer that creates the key */
+            key_value: string;
+            /** @description Rubles available */
+            balance: number;
+            /** @description Rubles held by running tasks and chat calls */
+            held: number;
+            /** @description null = every model */
+            allowed_models: string[] | null;
+            /** @description null = any address */
+            allowed_ip_cidrs: string[] | null;
+            /** @description null = the default */
+            rate_limit_per_min: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
         Account: {
             messaging_id: number;
             /** @description Price multiplier of the account (1 = catalog prices) */
@@ -769,9 +809,13 @@ export interface components {
             /** @description Text models: accepts image input */
             vision?: boolean;
             /** @description JSON Schema of `params` for POST /generate (null for text models) */
-            params_schema: Record<string, unknown> | null;
+            params_schema: {
+                [key: string]: unknown;
+            } | null;
             /** @description A request body to POST to example_endpoint as is */
-            example: Record<string, unknown>;
+            example: {
+                [key: string]: unknown;
+            };
             /** @enum {string} */
             example_endpoint: "/generate" | "/v1/chat/completions";
         };
@@ -798,8 +842,12 @@ export interface components {
                 provider?: string;
                 model?: string;
             } | null;
-            params_schema: Record<string, unknown> | null;
-            billing?: Record<string, unknown> | null;
+            params_schema: {
+                [key: string]: unknown;
+            } | null;
+            billing?: {
+                [key: string]: unknown;
+            } | null;
         };
         WebhookDelivery: {
             id: string;
@@ -1754,9 +1802,13 @@ export interface operations {
                         /** @enum {string} */
                         role: "system" | "developer" | "user" | "assistant" | "tool";
                         /** @description Text, or an array of parts ({type: "text", text} or {type: "image_url", image_url: {url}} for vision models) */
-                        content?: string | Record<string, unknown>[] | null;
+                        content?: string | {
+                            [key: string]: unknown;
+                        }[] | null;
                         name?: string;
-                        tool_calls?: Record<string, unknown>[];
+                        tool_calls?: {
+                            [key: string]: unknown;
+                        }[];
                         tool_call_id?: string;
                     }[];
                     /** @default false */
@@ -1769,10 +1821,16 @@ export interface operations {
                     temperature?: number;
                     top_p?: number;
                     stop?: string | string[];
-                    tools?: Record<string, unknown>[];
-                    tool_choice?: string | Record<string, unknown>;
+                    tools?: {
+                        [key: string]: unknown;
+                    }[];
+                    tool_choice?: string | {
+                        [key: string]: unknown;
+                    };
                     parallel_tool_calls?: boolean;
-                    response_format?: Record<string, unknown>;
+                    response_format?: {
+                        [key: string]: unknown;
+                    };
                     user?: string;
                 } & {
                     [key: string]: unknown;
@@ -1798,7 +1856,9 @@ export interface operations {
                         object: "chat.completion";
                         created: number;
                         model: string;
-                        choices: Record<string, unknown>[];
+                        choices: {
+                            [key: string]: unknown;
+                        }[];
                         usage?: {
                             prompt_tokens?: number;
                             completion_tokens?: number;
@@ -1970,18 +2030,30 @@ export interface operations {
                 "application/json": {
                     /** @example gpt-4o-mini */
                     model: string;
-                    input: string | Record<string, unknown>[];
+                    input: string | {
+                        [key: string]: unknown;
+                    }[];
                     instructions?: string;
                     /** @default false */
                     stream?: boolean;
                     max_output_tokens?: number;
                     temperature?: number;
                     top_p?: number;
-                    tools?: Record<string, unknown>[];
-                    tool_choice?: string | Record<string, unknown>;
-                    text?: Record<string, unknown>;
-                    reasoning?: Record<string, unknown>;
-                    metadata?: Record<string, unknown>;
+                    tools?: {
+                        [key: string]: unknown;
+                    }[];
+                    tool_choice?: string | {
+                        [key: string]: unknown;
+                    };
+                    text?: {
+                        [key: string]: unknown;
+                    };
+                    reasoning?: {
+                        [key: string]: unknown;
+                    };
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
                     /** @enum {boolean} */
                     store?: false;
                 } & {
@@ -2188,7 +2260,9 @@ export interface operations {
                      */
                     response_format?: "url" | "b64_json";
                     /** @description Native parameters of the model (its params component) */
-                    extra_body?: Record<string, unknown>;
+                    extra_body?: {
+                        [key: string]: unknown;
+                    };
                 } & {
                     [key: string]: unknown;
                 };
@@ -2536,7 +2610,9 @@ export interface operations {
                         image_url?: string;
                     };
                     /** @description Native parameters of the model (its params component) */
-                    extra_body?: Record<string, unknown>;
+                    extra_body?: {
+                        [key: string]: unknown;
+                    };
                 } & {
                     [key: string]: unknown;
                 };
@@ -2556,7 +2632,9 @@ export interface operations {
                         image_url?: string;
                     };
                     /** @description Native parameters of the model (its params component) */
-                    extra_body?: Record<string, unknown>;
+                    extra_body?: {
+                        [key: string]: unknown;
+                    };
                 } & {
                     [key: string]: unknown;
                 };
@@ -4395,8 +4473,12 @@ export interface operations {
                         model?: string;
                     } | null;
                     /** @description JSON Schema of the params */
-                    params_schema?: Record<string, unknown> | null;
-                    billing?: Record<string, unknown> | null;
+                    params_schema?: {
+                        [key: string]: unknown;
+                    } | null;
+                    billing?: {
+                        [key: string]: unknown;
+                    } | null;
                 };
             };
         };
