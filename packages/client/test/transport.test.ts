@@ -291,3 +291,35 @@ describe('downloadResult', () => {
     }
   });
 });
+
+describe('requests', () => {
+  it('keep a base URL path prefix', async () => {
+    const { calls, fetchImpl } = scripted([{ status: 200, body: { key_balance: 1 } }]);
+    await new Gengate({ apiKey: 'k', baseUrl: 'http://gengate.test/api/', fetch: fetchImpl }).balance();
+    await new Gengate({ apiKey: 'k', baseUrl: 'http://gengate.test/api', fetch: fetchImpl }).listTasks({
+      limit: 2,
+      status: 'completed',
+    });
+    expect(calls.map((call) => call.url)).toEqual([
+      'http://gengate.test/api/me/balance',
+      'http://gengate.test/api/tasks?limit=2&status=completed',
+    ]);
+  });
+
+  it('retry an answer whose body was cut midway', async () => {
+    let calls = 0;
+    const fetchImpl: typeof fetch = async () => {
+      calls++;
+      if (calls > 1) return new Response('{"key_balance":7}', { status: 200 });
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"key_bal'));
+          controller.error(new TypeError('terminated'));
+        },
+      });
+      return new Response(body, { status: 200 });
+    };
+    expect(await client(fetchImpl).balance()).toEqual({ key_balance: 7 });
+    expect(calls).toBe(2);
+  });
+});
