@@ -59,6 +59,8 @@ export interface LoadRecords {
   tasks: TaskRequest[];
   chats: ChatRequestRecord[];
   unexpected: string[];
+  /** Requests without an answer, by cause. */
+  lost: Record<string, number>;
 }
 
 const REQUEST_TIMEOUT_MS = 20_000;
@@ -90,7 +92,7 @@ function taskParams(random: Random, directive: Directive, nonce: string, webhook
 }
 
 export class LoadDriver {
-  readonly records: LoadRecords = { tasks: [], chats: [], unexpected: [] };
+  readonly records: LoadRecords = { tasks: [], chats: [], unexpected: [], lost: {} };
   private stopped = false;
   private sequence = 0;
 
@@ -121,10 +123,18 @@ export class LoadDriver {
     await Promise.all(Array.from({ length: concurrency }, loop));
   }
 
-  /** A serving API process (one still starting refuses connections), else any. */
-  private api(): GengateProcess {
-    const serving = this.apis.filter((a) => a.serving);
-    return this.random.pick(serving.length > 0 ? serving : this.apis);
+  /**
+   * A serving API process. While both are down (killed or still starting), wait for one (up to
+   * 30 s) rather than count refused connections: a lost answer should mean a process died under it.
+   */
+  private async api(): Promise<GengateProcess> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const serving = this.apis.filter((a) => a.serving);
+      if (serving.length > 0 || Date.now() > deadline)
+        return this.random.pick(serving.length > 0 ? serving : this.apis);
+      await sleep(50);
+    }
   }
 
   private async oneTask(n: number): Promise<void> {
@@ -175,7 +185,7 @@ export class LoadDriver {
     };
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
     try {
-      const res = await fetch(`${this.api().url}${path}`, {
+      const res = await fetch(`${(await this.api()).url}${path}`, {
         method: 'POST',
         headers,
         body,
@@ -194,9 +204,17 @@ export class LoadDriver {
       if (![202, 402, 409].includes(res.status))
         this.records.unexpected.push(`POST ${path} ${res.status} ${text.slice(0, 200)}`);
       return answer;
-    } catch {
+    } catch (error) {
+      this.noteLost(error);
       return { status: 0 };
     }
+  }
+
+  /** Why a request got no answer (refused, reset, timed out), counted for the report. */
+  private noteLost(error: unknown): void {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const reason = cause?.code ?? cause?.message ?? (error as Error).name ?? 'unknown';
+    this.records.lost[reason] = (this.records.lost[reason] ?? 0) + 1;
   }
 
   private async oneChat(): Promise<void> {
@@ -214,7 +232,7 @@ export class LoadDriver {
     const abort = new AbortController();
     const timeout = setTimeout(() => abort.abort(), REQUEST_TIMEOUT_MS);
     try {
-      const res = await fetch(`${this.api().url}/v1/chat/completions`, {
+      const res = await fetch(`${(await this.api()).url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
         body,
@@ -249,9 +267,12 @@ export class LoadDriver {
         }
       }
       record.outcome = text.includes('[DONE]') ? 'completed' : 'failed';
-    } catch {
+    } catch (error) {
       if (record.status === 200 && mode === 'abort') record.outcome = 'aborted';
-      else await sleep(200);
+      else {
+        this.noteLost(error);
+        await sleep(200);
+      }
     } finally {
       clearTimeout(timeout);
     }

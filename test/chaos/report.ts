@@ -63,6 +63,7 @@ export function formatReport(input: ReportInput): string {
     `- last answer per task request: ${figures(countBy(tasks, (t) => lastStatus(t.answers)))} (0 = connection lost to a killed process)`,
     `- with an Idempotency-Key: ${tasks.filter((t) => t.idempotencyKey).length}, answers sent for them: ${tasks.filter((t) => t.idempotencyKey).reduce((n, t) => n + t.answers.length, 0)}`,
     `- chat requests: ${chats.length} (modes: ${figures(countBy(chats, (c) => c.mode))}; outcomes: ${figures(countBy(chats, (c) => c.outcome))})`,
+    `- requests without an answer, by cause: ${figures(input.records.lost)}`,
     `- CLI top-ups: ${input.cliTopUps}`,
     `- webhook receiver: ${figures({ ...input.receiver })}`,
     '',
