@@ -127,6 +127,9 @@ describe('idempotency and retries', () => {
       expect(posts[0]!.upstreamStatus).toBe(202);
       expect(posts[1]!.headers['idempotency-key']).toBe(posts[0]!.headers['idempotency-key']);
       expect(posts[1]!.body).toBe(posts[0]!.body);
+      // The server answered the retry from its idempotency record, not by creating a task.
+      expect(posts[0]!.upstreamHeaders['idempotent-replayed']).toBeUndefined();
+      expect(posts[1]!.upstreamHeaders['idempotent-replayed']).toBe('true');
       expect(await tasksOfAccount(server, own)).toEqual([task_id]);
       const listed = await client.listTasks();
       expect(listed.data.map((t) => t.task_id)).toEqual([task_id]);

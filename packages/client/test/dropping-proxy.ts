@@ -9,8 +9,9 @@ export interface ProxiedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
-  /** The server's status, even when the client never got it. */
+  /** The server's status and headers, even when the client never got them. */
   upstreamStatus: number;
+  upstreamHeaders: IncomingHttpHeaders;
   dropped: boolean;
 }
 
@@ -44,6 +45,7 @@ export async function startDroppingProxy(
             headers: req.headers,
             body: body.toString('utf8'),
             upstreamStatus: answer.statusCode ?? 0,
+            upstreamHeaders: answer.headers,
             dropped: cut,
           });
           if (cut) {
