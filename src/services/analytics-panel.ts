@@ -3,7 +3,6 @@
 // top models by spend, and how its tasks ended. The database does the aggregation (SQL GROUP BY
 // over covering indexes); this shapes the grouped cells into chart series and tables.
 import { AppError } from '../domain/errors.js';
-import { TASK_FAILURE } from '../domain/tasks/states.js';
 import type { TaskOutcome, UsageCell } from '../storage/repositories/analytics.js';
 import type { Storage } from '../storage/storage.js';
 import type { Clock } from './clock.js';
@@ -160,10 +159,10 @@ export class PanelAnalyticsService {
 
   async report(accountId: number, range: AnalyticsRangeSpec): Promise<AnalyticsReport> {
     const filter = { from: range.from, to: range.to, keyId: range.keyId };
-    const [cells, outcomes] = await Promise.all([
-      this.storage.analytics.usageCells(accountId, filter, range.bucketMs, this.clock.now()),
-      this.storage.analytics.taskOutcomes(accountId, filter, TASK_FAILURE),
-    ]);
+    const now = this.clock.now();
+    // One after the other: the first seals the range's finished days, the second reads them.
+    const cells = await this.storage.analytics.usageCells(accountId, filter, range.bucketMs, now);
+    const outcomes = await this.storage.analytics.taskOutcomes(accountId, filter, now);
     return shapeReport(range, cells, outcomes);
   }
 }

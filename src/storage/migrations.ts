@@ -355,6 +355,23 @@ function migrations(engine: Engine): Record<string, Migration> {
           .addPrimaryKeyConstraint('usage_days_sealed_pk', ['account_id', 'day'])
           .$call(textKeyed)
           .execute();
+        await db.schema
+          .createTable('task_outcomes_daily')
+          .addColumn('account_id', 'bigint', (c) => c.notNull())
+          .addColumn('day', 'bigint', (c) => c.notNull())
+          .addColumn('key_id', 'bigint', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('error_kind', 'text', (c) => c.notNull())
+          .addColumn('tasks', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('task_outcomes_daily_pk', [
+            'account_id',
+            'day',
+            'key_id',
+            'status',
+            'error_kind',
+          ])
+          .$call(textKeyed)
+          .execute();
         // Transfers between an owner's keys are `transfer` entries (signed, like `adjust`).
         const kinds = sql`kind in ('topup', 'hold', 'capture', 'release', 'adjust', 'transfer')`;
         if (engine === 'postgres') {

@@ -192,7 +192,17 @@ export interface UsageDailyTable {
   output_tokens: number;
 }
 
-/** The days whose usage_daily rows are complete: nothing of them can change any more. */
+/** How one key's tasks of one sealed day ended; error_kind '' when the task did not fail. */
+export interface TaskOutcomesDailyTable {
+  account_id: number;
+  day: number;
+  key_id: number;
+  status: string;
+  error_kind: string;
+  tasks: number;
+}
+
+/** The days whose usage_daily and task_outcomes_daily rows are complete: nothing of them can change. */
 export interface UsageDaysSealedTable {
   account_id: number;
   day: number;
@@ -212,6 +222,7 @@ export interface Database {
   usage_records: UsageRecordsTable;
   usage_daily: UsageDailyTable;
   usage_days_sealed: UsageDaysSealedTable;
+  task_outcomes_daily: TaskOutcomesDailyTable;
   panel_tokens: PanelTokensTable;
   process_leases: ProcessLeasesTable;
 }

@@ -1,6 +1,7 @@
 // Per-key analytics for the owner's panel: spend and request counts from the ledger, by model from
 // tasks and chat usage. Every query is scoped by the owner account.
 import { type Kysely, sql } from 'kysely';
+import { TASK_FAILURE } from '../../domain/tasks/states.js';
 import type { Database } from '../schema.js';
 
 export interface KeySpend {
@@ -171,9 +172,8 @@ export class AnalyticsRepository {
   }
 
   /** Daily cells of sealed days from usage_daily, after sealing the days of the range not yet sealed. */
-  private async sealedCells(accountId: number, range: AnalyticsRange, now: number): Promise<UsageCell[]> {
-    const fromDay = range.from / DAY_MS;
-    const toDay = range.to / DAY_MS;
+  /** Seals the days of [fromDay, toDay) that are not sealed yet. */
+  private async ensureSealed(accountId: number, fromDay: number, toDay: number, now: number): Promise<void> {
     const sealed = await this.db
       .selectFrom('usage_days_sealed')
       .select('day')
@@ -183,6 +183,12 @@ export class AnalyticsRepository {
       .execute();
     if (sealed.length < toDay - fromDay)
       await this.sealDays(accountId, fromDay, toDay, new Set(sealed.map((r) => Number(r.day))), now);
+  }
+
+  private async sealedCells(accountId: number, range: AnalyticsRange, now: number): Promise<UsageCell[]> {
+    const fromDay = range.from / DAY_MS;
+    const toDay = range.to / DAY_MS;
+    await this.ensureSealed(accountId, fromDay, toDay, now);
     let query = this.db
       .selectFrom('usage_daily')
       .select(['day as bucket', 'key_id', 'model_id', 'requests', 'spent', 'input_tokens', 'output_tokens'])
@@ -226,7 +232,39 @@ export class AnalyticsRepository {
       input_tokens: c.input_tokens,
       output_tokens: c.output_tokens,
     }));
+    const outcomes = await this.db
+      .selectFrom('tasks')
+      .select([
+        sql<number>`created_at / ${sql.lit(DAY_MS)}`.as('day'),
+        'key_id',
+        'status',
+        errorKindSql(TASK_FAILURE).as('error_kind'),
+        sql<number>`count(*)`.as('tasks'),
+      ])
+      .where('account_id', '=', accountId)
+      .where('created_at', '>=', first * DAY_MS)
+      .where('created_at', '<', last * DAY_MS)
+      .groupBy([sql`1`, sql`2`, sql`3`, sql`4`])
+      .execute();
+    const outcomeRows = outcomes
+      .filter((o) => wanted.has(Number(o.day)))
+      .map((o) => ({
+        account_id: accountId,
+        day: Number(o.day),
+        key_id: Number(o.key_id),
+        status: o.status,
+        // '' for "no error" keeps the primary key free of nulls on both engines.
+        error_kind: o.error_kind ?? '',
+        tasks: Number(o.tasks),
+      }));
     const write = async (db: Kysely<Database>) => {
+      for (let i = 0; i < outcomeRows.length; i += 500) {
+        await db
+          .insertInto('task_outcomes_daily')
+          .values(outcomeRows.slice(i, i + 500))
+          .onConflict((oc) => oc.columns(['account_id', 'day', 'key_id', 'status', 'error_kind']).doNothing())
+          .execute();
+      }
       for (let i = 0; i < rows.length; i += 500) {
         await db
           .insertInto('usage_daily')
@@ -247,23 +285,48 @@ export class AnalyticsRepository {
   }
 
   /** The account's tasks created in [from, to) by status and, for failures, error kind. */
-  async taskOutcomes(
-    accountId: number,
-    range: AnalyticsRange,
-    messages: Parameters<typeof errorKindSql>[0],
-  ): Promise<TaskOutcome[]> {
-    const kind = errorKindSql(messages);
-    let query = this.db
-      .selectFrom('tasks')
-      .select(['status', kind.as('error_kind'), sql<number>`count(*)`.as('tasks')])
-      .where('account_id', '=', accountId)
-      .where('created_at', '>=', range.from)
-      .where('created_at', '<', range.to);
-    if (range.keyId !== undefined) query = query.where('key_id', '=', range.keyId);
-    const rows = await query.groupBy([sql`1`, sql`2`]).execute();
-    return rows
-      .map((r) => ({ status: r.status, error_kind: r.error_kind, tasks: Number(r.tasks) }))
-      .sort((a, b) => b.tasks - a.tasks);
+  /**
+   * The account's tasks created in [from, to) by status and, for failures, error kind. With `now`,
+   * sealed days come from task_outcomes_daily (as usageCells does) and the rest is counted live.
+   */
+  async taskOutcomes(accountId: number, range: AnalyticsRange, now?: number): Promise<TaskOutcome[]> {
+    const totals = new Map<string, TaskOutcome>();
+    const add = (status: string, kind: string | null, tasks: number) => {
+      const id = `${status}\u0000${kind ?? ''}`;
+      const into = totals.get(id) ?? { status, error_kind: kind, tasks: 0 };
+      into.tasks += tasks;
+      totals.set(id, into);
+    };
+    let live = range;
+    if (now !== undefined && range.from % DAY_MS === 0) {
+      const sealedEnd = Math.floor((now - SEAL_AFTER_MS) / DAY_MS) * DAY_MS;
+      const split = Math.max(range.from, Math.min(range.to, sealedEnd));
+      if (split > range.from) {
+        await this.ensureSealed(accountId, range.from / DAY_MS, split / DAY_MS, now);
+        let sealed = this.db
+          .selectFrom('task_outcomes_daily')
+          .select(['status', 'error_kind', sql<number>`sum(tasks)`.as('tasks')])
+          .where('account_id', '=', accountId)
+          .where('day', '>=', range.from / DAY_MS)
+          .where('day', '<', split / DAY_MS);
+        if (range.keyId !== undefined) sealed = sealed.where('key_id', '=', range.keyId);
+        for (const r of await sealed.groupBy(['status', 'error_kind']).execute())
+          add(r.status, r.error_kind === '' ? null : r.error_kind, Number(r.tasks));
+      }
+      live = { ...range, from: split };
+    }
+    if (live.to > live.from) {
+      let query = this.db
+        .selectFrom('tasks')
+        .select(['status', errorKindSql(TASK_FAILURE).as('error_kind'), sql<number>`count(*)`.as('tasks')])
+        .where('account_id', '=', accountId)
+        .where('created_at', '>=', live.from)
+        .where('created_at', '<', live.to);
+      if (live.keyId !== undefined) query = query.where('key_id', '=', live.keyId);
+      for (const r of await query.groupBy([sql`1`, sql`2`]).execute())
+        add(r.status, r.error_kind, Number(r.tasks));
+    }
+    return [...totals.values()].sort((a, b) => b.tasks - a.tasks);
   }
 
   async spendByKey(accountId: number, since: number): Promise<KeySpend[]> {

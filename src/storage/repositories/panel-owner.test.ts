@@ -348,7 +348,7 @@ describe.each(ENGINES)('panel owner repositories on %s', (engine) => {
     const onlyK2 = await storage.analytics.usageCells(accountId, { ...range, keyId: k2.keyId }, H);
     expect(onlyK2.every((c) => c.key_id === k2.keyId)).toBe(true);
     expect(onlyK2).toHaveLength(2);
-    const outcomes = await storage.analytics.taskOutcomes(accountId, range, TASK_FAILURE);
+    const outcomes = await storage.analytics.taskOutcomes(accountId, range);
     expect(outcomes.sort((a, b) => String(a.error_kind).localeCompare(String(b.error_kind)))).toEqual([
       { status: 'completed', error_kind: null, tasks: 1 },
       { status: 'failed', error_kind: 'params', tasks: 1 },
@@ -428,6 +428,31 @@ describe.each(ENGINES)('sealed daily usage totals on %s', (engine) => {
       const onlyK2 = await storage.analytics.usageCells(accountId, { ...range, keyId: k2.keyId }, D, now);
       expect(sort(onlyK2)).toEqual(live.filter((c) => c.key_id === k2.keyId));
       expect(await storage.analytics.usageCells(accountId + 100_000, range, D, now)).toEqual([]);
+      // Task outcomes: the same from the sealed daily counts as counted live, per key too.
+      const failed = await seedTask(storage, k1, { status: 'failed' });
+      await storage.db
+        .updateTable('tasks')
+        .set({ created_at: today - 8 * D, error: TASK_FAILURE.timeout })
+        .where('id', '=', failed)
+        .execute();
+      const sortOutcomes = (o: { status: string; error_kind: string | null }[]) =>
+        [...o].sort((a, b) => `${a.status}${a.error_kind}`.localeCompare(`${b.status}${b.error_kind}`));
+      // Unseal everything so the failed task (written after the first sealing) is counted.
+      await storage.db.deleteFrom('usage_days_sealed').execute();
+      await storage.db.deleteFrom('usage_daily').execute();
+      await storage.db.deleteFrom('task_outcomes_daily').execute();
+      const liveOutcomes = await storage.analytics.taskOutcomes(accountId, range);
+      expect(sortOutcomes(liveOutcomes)).toEqual([
+        { status: 'completed', error_kind: null, tasks: 1 },
+        { status: 'failed', error_kind: 'timeout', tasks: 1 },
+      ]);
+      expect(sortOutcomes(await storage.analytics.taskOutcomes(accountId, range, now))).toEqual(
+        sortOutcomes(liveOutcomes),
+      );
+      expect(await storage.db.selectFrom('task_outcomes_daily').select('tasks').execute()).toHaveLength(2);
+      expect(await storage.analytics.taskOutcomes(accountId, { ...range, keyId: k1.keyId }, now)).toEqual([
+        { status: 'failed', error_kind: 'timeout', tasks: 1 },
+      ]);
     } finally {
       await db.dispose();
     }
@@ -453,6 +478,7 @@ describe.each(ENGINES)('migration 008 on %s', (engine) => {
       await db.kysely.schema.dropIndex('webhook_task').execute();
       await db.kysely.schema.dropTable('usage_daily' as never).execute();
       await db.kysely.schema.dropTable('usage_days_sealed' as never).execute();
+      await db.kysely.schema.dropTable('task_outcomes_daily' as never).execute();
       await db.kysely
         .deleteFrom('gengate_migrations' as never)
         .where('name' as never, '=', '008_panel_analytics' as never)
