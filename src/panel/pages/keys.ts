@@ -130,10 +130,8 @@ ${table(
         );
       }
     }
-    const [models, lastUsed] = [
-      await ctx.catalog.publicModels(),
-      (await keys.list(session.accountId)).find((k) => k.key.id === keyId)?.lastUsedAt ?? null,
-    ];
+    const models = await ctx.catalog.publicModels();
+    const lastUsed = await keys.lastUsedAt(session.accountId, keyId);
     const allowed = key.allowed_models ? (JSON.parse(key.allowed_models) as string[]) : null;
     const ips = key.allowed_ip_cidrs ? (JSON.parse(key.allowed_ip_cidrs) as string[]) : [];
     const kinds: [string, string][] = [

@@ -200,7 +200,8 @@ ${card(selected ? `Ledger of ${keyLabel(selected)}` : 'Ledger', historyHtml)}`;
       return reply.redirect(`/panel/money?key=${fromKeyId}&done=transferred`, 303);
     } catch (error) {
       if (!(error instanceof AppError) || error.status === 404) throw error;
-      request.query = {};
+      // The form's page again, with the reason and what was typed: the transfer's source selected.
+      request.query = { key: form.get('from_key_id') ?? undefined };
       return moneyPage(request, reply, flash('error', error.message), error.status, form);
     }
   });

@@ -51,6 +51,12 @@ export class OwnerKeysService {
     return keys.map((key) => ({ key, lastUsedAt: used.get(key.id) ?? null }));
   }
 
+  /** When the key last paid for a request; null when never. */
+  async lastUsedAt(accountId: number, keyId: number): Promise<number | null> {
+    const used = await new OwnerKeysRepository(this.deps.storage.db).lastUsed(accountId, [keyId]);
+    return used.get(keyId) ?? null;
+  }
+
   /** `storage`: the open transaction's, when called inside one (SQLite has one connection). */
   async get(accountId: number, keyId: number, storage: Storage = this.deps.storage): Promise<ApiKeyRow> {
     const key = Number.isSafeInteger(keyId) ? await storage.keys.forAccount(accountId, keyId) : undefined;
