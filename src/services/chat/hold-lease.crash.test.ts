@@ -17,7 +17,7 @@ import { balanceOf, createTaskTestApp, freePort, type TaskTestApp } from '../../
 const BIN = fileURLToPath(new URL('../../../bin/gengate.mjs', import.meta.url));
 const LEASE_MS = 1_500;
 /** The worker sweeps every LEASE_MS / 3; scheduling on a loaded machine gets a generous margin. */
-const RELEASE_BOUND_MS = LEASE_MS + LEASE_MS / 3 + 1_500;
+const RELEASE_BOUND_MS = LEASE_MS + LEASE_MS / 3 + 3_000;
 
 let dir: string;
 let app: TaskTestApp;
@@ -156,8 +156,9 @@ describe.each(ENGINES)('on %s', (engine) => {
     );
     const releasedAfterMs = Date.now() - killedAt;
     expect(released).toMatchObject({ status: 'failed', cost: 0 });
-    // Not before the lease ran out (renewed at most LEASE_MS / 3 before the kill), and soon after.
-    expect(releasedAfterMs).toBeGreaterThanOrEqual((LEASE_MS * 2) / 3 - 100);
+    // Not before the lease ran out (renewed about LEASE_MS / 3 before the kill at most; a late timer
+    // on a loaded machine gets another LEASE_MS / 3), and soon after.
+    expect(releasedAfterMs).toBeGreaterThanOrEqual(LEASE_MS / 3);
     expect(releasedAfterMs).toBeLessThanOrEqual(RELEASE_BOUND_MS);
 
     expect(await balanceOf(app, key)).toEqual(before);
