@@ -116,6 +116,35 @@ describe('hints on POST /generate refusals', () => {
     });
   });
 
+  it("403: the key's own restrictions, told to its holder", async () => {
+    const narrow = await app.newKey({ restrictions: { allowed_models: ['sora-2', 'flux-1-1-pro'] } });
+    const model = await app.http.inject({
+      method: 'POST',
+      url: '/generate',
+      headers: narrow.auth,
+      payload: { params: { model_name: 'seedance-2', prompt: 'x' } },
+    });
+    expect(model.statusCode).toBe(403);
+    expect(model.json().error).toMatchObject({
+      code: 'model_not_allowed',
+      param: 'model_name',
+      message: 'This key may not use seedance-2. This key may use: sora-2, flux-1-1-pro',
+    });
+    const fenced = await app.newKey({ restrictions: { allowed_ip_cidrs: ['10.0.0.0/8'] } });
+    const ip = await app.http.inject({
+      method: 'POST',
+      url: '/generate',
+      headers: fenced.auth,
+      remoteAddress: '192.0.2.7',
+      payload: { params: { model_name: 'seedance-2', prompt: 'x' } },
+    });
+    expect(ip.statusCode).toBe(403);
+    expect(ip.json().error).toMatchObject({
+      code: 'ip_not_allowed',
+      message: 'Caller IP address is not allowed for this key. This request comes from 192.0.2.7',
+    });
+  });
+
   it('an Idempotency-Key stores the hinted refusal and replays it as first sent', async () => {
     const poor = await app.newKey({ balanceRub: 10 });
     const send = () =>

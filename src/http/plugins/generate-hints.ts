@@ -23,6 +23,9 @@ export interface HintInput {
   headers: Record<string, unknown>;
   /** Public media model ids, for model-name suggestions. */
   modelIds: () => Promise<string[]>;
+  /** The calling key's allowed models (null = all) and the caller's address, once authenticated. */
+  allowedModels: string[] | null;
+  ip: string;
   /** The calling key's available and held rubles, once it is authenticated. */
   balance: () => Promise<{ available: number; held: number } | undefined>;
 }
@@ -93,6 +96,12 @@ async function balanceHint(input: HintInput): Promise<string | undefined> {
 export async function generateHint(input: HintInput): Promise<string | undefined> {
   if (input.code === 'invalid_api_key') return authHint(input);
   if (input.code === 'insufficient_balance') return balanceHint(input);
+  // The key's own restrictions, told to its holder: the mistake is a model or a network it excludes.
+  if (input.code === 'model_not_allowed' && input.allowedModels)
+    return input.allowedModels.length > 0
+      ? `This key may use: ${input.allowedModels.join(', ')}`
+      : 'This key may use no model';
+  if (input.code === 'ip_not_allowed') return `This request comes from ${input.ip}`;
   return bodyHint(input) ?? paramsHint(input) ?? (await modelHint(input));
 }
 
@@ -107,7 +116,7 @@ export interface GenerateHintDeps {
 /**
  * The hints of one route. `around` wraps the handler's work, so that a refusal leaves it hinted and
  * an Idempotency-Key stores (and replays) the hinted answer as it was first sent. `onSend` hints the
- * guard's 401, which comes before the handler and is never stored.
+ * guard's 401 and 403, which come before the handler and are never stored.
  */
 export class GenerateHints {
   constructor(private readonly deps: GenerateHintDeps) {}
@@ -121,6 +130,8 @@ export class GenerateHints {
       body: captured?.value,
       authorization: request.headers.authorization,
       headers: request.headers,
+      allowedModels: request.apiKey?.allowedModels ?? null,
+      ip: request.ip,
       modelIds: async () =>
         (await this.deps.models()).filter((m) => isPublic(m) && m.kind !== 'text').map((m) => m.id),
       balance: async () => {
@@ -141,7 +152,7 @@ export class GenerateHints {
   }
 
   readonly onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (reply.statusCode !== 401 || typeof payload !== 'string') return payload;
+    if ((reply.statusCode !== 401 && reply.statusCode !== 403) || typeof payload !== 'string') return payload;
     let answer: { error?: { code?: unknown; message?: unknown } };
     try {
       answer = JSON.parse(payload);
@@ -149,8 +160,10 @@ export class GenerateHints {
       return payload;
     }
     const error = answer.error;
-    if (error?.code !== 'invalid_api_key' || typeof error.message !== 'string') return payload;
-    const text = await generateHint(this.input(request, 'invalid_api_key', null));
+    const code = error?.code;
+    if ((code !== 'invalid_api_key' && code !== 'ip_not_allowed') || typeof error?.message !== 'string')
+      return payload;
+    const text = await generateHint(this.input(request, code, null));
     if (!text) return payload;
     error.message = `${error.message}. ${text}`;
     return JSON.stringify(answer);
