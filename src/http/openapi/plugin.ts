@@ -68,8 +68,16 @@ export async function registerOpenApi(app: FastifyInstance, ctx: AppContext): Pr
     }),
   });
 
-  const documentFor = (models: CatalogModel[] | undefined) =>
-    completeDocument(app.swagger() as unknown as OpenApiDocument, models ?? []);
+  // Built once per catalog version: the catalog service hands out the same array until it reloads.
+  let last: { models: CatalogModel[] | undefined; document: OpenApiDocument } | undefined;
+  const documentFor = (models: CatalogModel[] | undefined) => {
+    if (last?.models !== models || !last)
+      last = {
+        models,
+        document: completeDocument(app.swagger() as unknown as OpenApiDocument, models ?? []),
+      };
+    return last.document;
+  };
   const loadModels = async (request: FastifyRequest) => {
     request.openapiModels = await ctx.catalog.all();
   };
