@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestKey } from '../testing/app.js';
 import { ENGINES } from '../testing/db.js';
-import { getPage, signIn } from './auth.test-helpers.js';
+import { getPage, signIn } from '../testing/panel.js';
 
 const DAY = 24 * 3600 * 1000;
 

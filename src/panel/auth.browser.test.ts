@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, totp } from '../domain/panel/totp.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../testing/app.js';
 import { HAVE_BROWSER, launchBrowser } from '../testing/browser.js';
-import { loginLink } from './auth.test-helpers.js';
+import { loginLink } from '../testing/panel.js';
 
 const SHOTS = join(import.meta.dirname, '../../test-results/panel');
 const PAGES = ['/panel', '/panel/webhooks', '/panel/audit', '/panel/security'];

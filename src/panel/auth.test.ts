@@ -14,7 +14,7 @@ import {
   setCookieLine,
   signIn,
   tokenOf,
-} from './auth.test-helpers.js';
+} from '../testing/panel.js';
 
 describe('panel sign-in', () => {
   let app: TestApp;

@@ -4,7 +4,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.js';
 import { createTestApp, type TestApp, type TestKey } from '../testing/app.js';
-import { cookieFrom, form, getPage } from './auth.test-helpers.js';
+import { cookieFrom, form, getPage } from '../testing/panel.js';
 
 const BOT_TOKEN = '7000001:AAE-test-token_abcdefghijklmnopqrstu';
 

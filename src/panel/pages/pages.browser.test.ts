@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenOnLoopback, type TestKey } from '../../testing/app.js';
 import { HAVE_BROWSER, launchBrowser } from '../../testing/browser.js';
 import { createTaskTestApp, generate, type TaskTestApp, waitForFinal } from '../../testing/tasks.js';
-import { loginLink } from '../auth.test-helpers.js';
+import { loginLink } from '../../testing/panel.js';
 
 const SHOTS = join(import.meta.dirname, '../../../test-results/panel');
 

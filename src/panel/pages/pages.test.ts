@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestKey } from '../../testing/app.js';
 import { createTaskTestApp, generate, type TaskTestApp, waitForFinal } from '../../testing/tasks.js';
-import { cookieFrom, csrfOf, getPage, postForm, signIn } from '../auth.test-helpers.js';
+import { cookieFrom, csrfOf, getPage, postForm, signIn } from '../../testing/panel.js';
 
 describe('panel feature pages', () => {
   let app: TaskTestApp;

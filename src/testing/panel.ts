@@ -1,7 +1,7 @@
 // Test helpers for the panel's route and browser tests: sign in through the real pages, read the
 // CSRF token off a page, send forms the way a browser does.
 import { expect } from 'vitest';
-import { ADMIN_TOKEN, type TestApp } from '../testing/app.js';
+import { ADMIN_TOKEN, type TestApp } from './app.js';
 
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
