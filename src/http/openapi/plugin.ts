@@ -71,7 +71,7 @@ export async function registerOpenApi(app: FastifyInstance, ctx: AppContext): Pr
   // Built once per catalog version: the catalog service hands out the same array until it reloads.
   let last: { models: CatalogModel[] | undefined; document: OpenApiDocument } | undefined;
   const documentFor = (models: CatalogModel[] | undefined) => {
-    if (last?.models !== models || !last)
+    if (!last || last.models !== models)
       last = {
         models,
         document: completeDocument(app.swagger() as unknown as OpenApiDocument, models ?? []),
