@@ -78,6 +78,7 @@ export async function registerOpenApi(app: FastifyInstance, ctx: AppContext): Pr
       };
     return last.document;
   };
+  app.decorateRequest('openapiModels', undefined);
   const loadModels = async (request: FastifyRequest) => {
     request.openapiModels = await ctx.catalog.all();
   };
