@@ -1,0 +1,50 @@
+// LISTEN/NOTIFY between two gengates on one PostgreSQL schema: a task created through one (an API
+// process, no runner) is claimed by the other's runner at once, not at its next poll (60 s here).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PgWakeups } from '../storage/pg-wakeups.js';
+import { openTestDb, type TestDb } from '../testing/db.js';
+import { HAVE_POSTGRES } from '../testing/services.js';
+import { createTaskTestApp, expectLedgerClean, generate, type TaskTestApp } from '../testing/tasks.js';
+
+describe.skipIf(!HAVE_POSTGRES)('workers woken through LISTEN/NOTIFY', () => {
+  let db: TestDb;
+  let api: TaskTestApp;
+  let worker: TaskTestApp;
+
+  beforeAll(async () => {
+    db = await openTestDb('postgres');
+    const config = { databaseUrl: db.url, workerPollIntervalMs: 60_000 };
+    api = await createTaskTestApp({ db, runner: false, config });
+    worker = await createTaskTestApp({ db, config });
+    await (worker.ctx.wakeups as PgWakeups).ready();
+  });
+  afterAll(async () => {
+    await worker?.dispose();
+    await api?.dispose();
+    await db?.dispose();
+  });
+
+  it('a task created in one process is claimed by the other within seconds, not a poll interval', async () => {
+    // The runner's first claim at start is over; its next poll is a minute away.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const key = await api.newKey({ balanceRub: 10 });
+    const started = Date.now();
+    const res = await generate(api, key, {
+      model_name: 'flux-1-1-pro',
+      prompt: 'a red fox',
+      aspect_ratio: '1:1',
+    });
+    expect(res.statusCode).toBe(202);
+    const taskId: string = res.json().task_id;
+    // Read the row directly: polling GET /tasks would count against the key's rate limit.
+    let row = await api.ctx.storage.tasks.byIdForWorker(taskId);
+    while (row?.status === 'pending' && Date.now() - started < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      row = await api.ctx.storage.tasks.byIdForWorker(taskId);
+    }
+    // Claimed by the worker's runner (the simulator's job then runs on its own schedule).
+    expect(row?.status).not.toBe('pending');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await expectLedgerClean(api);
+  });
+});
