@@ -123,9 +123,11 @@ export class ChatBillingRepository {
     async (values) => (await PG_OPEN(this.db, values)).rows.length === 1,
     (items) => pgOpenMany(this.db, items),
   );
+  // Settlements in two statements at a time: unlike holds, their order changes no outcome.
   private readonly pgSettles = new PgBatcher<PgChatSettle, boolean>(
     (values) => this.settleOnPostgres(values),
     (items) => pgSettleMany(this.db, items),
+    { maxInFlight: 2 },
   );
 
   private async settleOnPostgres(values: PgChatSettle): Promise<boolean> {

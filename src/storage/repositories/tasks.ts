@@ -237,6 +237,8 @@ export class TasksRepository {
   private readonly pgFinishes = new PgBatcher<PgFinish, TaskRow | null>(
     async (item) => (await PG_FINISH(this.db, [item]))[0] ?? null,
     (items) => PG_FINISH(this.db, items),
+    // Two statements at a time: the order of settlements changes no outcome.
+    { maxInFlight: 2 },
   );
 
   /**
