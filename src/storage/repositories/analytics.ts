@@ -171,7 +171,19 @@ export class AnalyticsRepository {
     return [...chatRows, ...taskRows].map(toCell);
   }
 
-  /** Daily cells of sealed days from usage_daily, after sealing the days of the range not yet sealed. */
+  /**
+   * Seals every account's finished days of the last `days` (the janitor, hourly), so that even the
+   * first view of a long range reads daily totals instead of aggregating every row. Returns how many
+   * accounts were looked at; an account whose days are all sealed costs one indexed count.
+   */
+  async sealFinishedDays(now: number, days: number): Promise<number> {
+    const sealedEnd = Math.floor((now - SEAL_AFTER_MS) / DAY_MS);
+    const accounts = await this.db.selectFrom('accounts').select('id').orderBy('id').execute();
+    for (const account of accounts)
+      await this.ensureSealed(Number(account.id), sealedEnd - days, sealedEnd, now);
+    return accounts.length;
+  }
+
   /** Seals the days of [fromDay, toDay) that are not sealed yet. */
   private async ensureSealed(accountId: number, fromDay: number, toDay: number, now: number): Promise<void> {
     const sealed = await this.db
