@@ -12,11 +12,16 @@ import type { Storage } from '../storage/storage.js';
 export async function claimDueCountingTakeovers(
   storage: Storage,
   metrics: Metrics | undefined,
-  claim: { workerId: string; now: number; leaseMs: number; limit: number },
+  claim: { workerId: string; now: number | (() => number); leaseMs: number; limit: number },
 ): Promise<TaskRow[]> {
-  const { workerId, now, leaseMs, limit } = claim;
+  const { workerId, leaseMs, limit } = claim;
   let takeovers = 0;
   const rows = await storage.transaction(async (tx) => {
+    // The time is read when the transaction runs, not when it was queued: under load a claim can
+    // wait in the group commit for longer than a lease, and a lease dated from the queueing would
+    // already have run out when it commits, so another worker would take the task at once and both
+    // would submit it.
+    const now = typeof claim.now === 'function' ? claim.now() : claim.now;
     const expired = metrics ? await expiredLeaseIds(tx.db, now, limit) : [];
     const claimed = await tx.tasks.claimDue(workerId, now, leaseMs, limit);
     if (expired.length > 0) for (const row of claimed) if (expired.includes(row.id)) takeovers++;

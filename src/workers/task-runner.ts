@@ -88,10 +88,9 @@ export class TaskRunner implements RunningWorker {
     if (free <= 0) return 0;
     let claimed: TaskRow[];
     try {
-      const now = this.deps.clock.now();
       claimed = await claimDueCountingTakeovers(this.deps.storage, this.deps.metrics, {
         workerId: this.workerId,
-        now,
+        now: () => this.deps.clock.now(),
         leaseMs: this.settings.leaseMs,
         limit: free,
       });

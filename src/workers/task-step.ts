@@ -116,6 +116,12 @@ export class TaskStep {
 
   async run(task: TaskRow): Promise<void> {
     const now = this.deps.clock.now();
+    // A claim that reaches its step after its lease ran out (an event loop stalled under load) may
+    // already be another worker's: doing nothing is safe, submitting could start a second job.
+    if (task.lease_expires_at !== null && task.lease_expires_at <= now) {
+      this.deps.log.info('lease ran out before the step started; leaving the task', { task_id: task.id });
+      return;
+    }
     const elapsed = task.processing_ms + (now - (task.processing_started_at ?? now));
     const claimed: Claimed = {
       task,
