@@ -9,16 +9,27 @@
 // overlap round trips, but concurrent statements take a hot key's row in whatever order they reach
 // it.
 //
+// A statement that PostgreSQL refused for a deadlock or a serialization failure was rolled back
+// whole (it commits by itself), so it simply runs again, up to RETRIES times after a short random
+// pause: merged statements lock the rows of several keys, and two of them (two processes, or a
+// hold batch and a settlement batch) can take the same keys in opposite orders.
+//
 // `many` may decline some items (answering undefined for them): those run one by one, in arrival
 // order, through `one`, after the batch. That is how a batch keeps the exact outcome of running the
 // calls one after another where a merged statement cannot decide (a key whose balance does not
 // cover all of the batch's holds, a duplicate). If `many` fails, nothing of it was applied (one
 // statement), and every item runs through `one`.
 
+import { isRetryableConflict } from './pg-group-commit.js';
+
+const RETRIES = 5;
+
 export interface BatcherStats {
   calls: number;
   statements: number;
   largestBatch: number;
+  /** Statements run again after a deadlock or serialization failure. */
+  retries: number;
 }
 
 interface Pending<I, O> {
@@ -30,7 +41,7 @@ interface Pending<I, O> {
 export class PgBatcher<I, O> {
   private queue: Pending<I, O>[] = [];
   private inFlight = 0;
-  readonly stats: BatcherStats = { calls: 0, statements: 0, largestBatch: 0 };
+  readonly stats: BatcherStats = { calls: 0, statements: 0, largestBatch: 0, retries: 0 };
 
   constructor(
     private readonly one: (item: I) => Promise<O>,
@@ -62,10 +73,19 @@ export class PgBatcher<I, O> {
   }
 
   private async runOne(pending: Pending<I, O>): Promise<void> {
-    try {
-      pending.resolve(await this.one(pending.item));
-    } catch (error) {
-      pending.reject(error);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        pending.resolve(await this.one(pending.item));
+        return;
+      } catch (error) {
+        if (attempt < RETRIES && isRetryableConflict(error)) {
+          this.stats.retries++;
+          await new Promise((resolve) => setTimeout(resolve, 1 + Math.random() * 5 * (attempt + 1)));
+          continue;
+        }
+        pending.reject(error);
+        return;
+      }
     }
   }
 

@@ -53,8 +53,12 @@ export async function pgOpenMany(db: Kysely<Database>, items: PgChatOpen[]): Pro
         ${column(items, 'amount')}::bigint[], ${column(items, 'now')}::bigint[],
         ${column(items, 'processId')}::text[]
       ) with ordinality as i(id, key_id, account_id, model_id, amount, now, process_id, ord)
+    ), locked as materialized (
+      -- The batch's keys locked in id order: two batches never wait for each other in a cycle.
+      select id from api_keys where id in (select key_id from input) order by id for no key update
     ), want as (
-      select key_id, sum(amount)::bigint as total, max(now) as now from input group by key_id
+      select key_id, sum(amount)::bigint as total, max(now) as now
+      from input where key_id in (select id from locked) group by key_id
     ), moved as (
       update api_keys k
       set balance = k.balance - w.total, held = k.held + w.total, updated_at = w.now
@@ -112,10 +116,13 @@ export async function pgSettleMany(db: Kysely<Database>, all: PgChatSettle[]): P
              (sum(i.hold_amount - i.cost) over through)::bigint as released_through
       from input i join finished f on f.id = i.id
       window through as (partition by i.key_id order by i.ord)
+    ), locked as materialized (
+      -- The batch's keys locked in id order: two batches never wait for each other in a cycle.
+      select id from api_keys where id in (select key_id from done) order by id for no key update
     ), sums as (
       select key_id, sum(hold_amount)::bigint as hold_total, sum(released)::bigint as released_total,
              max(now) as now
-      from done group by key_id
+      from done where key_id in (select id from locked) group by key_id
     ), moved as (
       update api_keys k
       set held = k.held - s.hold_total, balance = k.balance + s.released_total, updated_at = s.now

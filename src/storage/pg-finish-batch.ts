@@ -61,10 +61,13 @@ export function pgFinishTasks(columns: readonly string[]) {
         select f.*, least(greatest(f.cost, 0), f.hold_amount) as captured,
                f.hold_amount - least(greatest(f.cost, 0), f.hold_amount) as released
         from fin f
+      ), locked as materialized (
+        -- The batch's keys locked in id order: two batches never wait for each other in a cycle.
+        select id from api_keys where id in (select key_id from done) order by id for no key update
       ), sums as (
         select key_id, sum(hold_amount)::bigint as hold_total, sum(released)::bigint as released_total,
                max(at) as now
-        from done group by key_id
+        from done where key_id in (select id from locked) group by key_id
       ), moved as (
         update api_keys k
         set held = k.held - s.hold_total, balance = k.balance + s.released_total, updated_at = s.now

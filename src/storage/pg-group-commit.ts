@@ -79,13 +79,17 @@ export class PgGroupCommit {
     this.busy = false;
   }
 
-  private async runAlone(item: Queued, retries = 3): Promise<void> {
+  private async runAlone(item: Queued, retries = 5): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
         item.resolve(await this.db.transaction().execute(item.work));
         return;
       } catch (error) {
-        if (attempt < retries && isRetryableConflict(error)) continue;
+        if (attempt < retries && isRetryableConflict(error)) {
+          // A short random pause, so that the two sides of a deadlock do not meet again at once.
+          await new Promise((resolve) => setTimeout(resolve, 1 + Math.random() * 5 * (attempt + 1)));
+          continue;
+        }
         item.reject(error);
         return;
       }

@@ -20,8 +20,12 @@ export function pgInsertTasksWithHolds(columns: readonly string[]) {
         select t.*, e.ord
         from json_array_elements(${JSON.stringify(tasks)}::json) with ordinality as e(task, ord)
         cross join lateral json_populate_record(null::tasks, e.task) as t
+      ), locked as materialized (
+        -- The batch's keys locked in id order: two batches never wait for each other in a cycle.
+        select id from api_keys where id in (select key_id from input) order by id for no key update
       ), want as (
-        select key_id, sum(hold_amount)::bigint as total, max(created_at) as now from input group by key_id
+        select key_id, sum(hold_amount)::bigint as total, max(created_at) as now
+        from input where key_id in (select id from locked) group by key_id
       ), moved as (
         update api_keys k
         set balance = k.balance - w.total, held = k.held + w.total, updated_at = w.now
