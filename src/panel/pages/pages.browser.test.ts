@@ -113,6 +113,10 @@ describe.skipIf(!HAVE_BROWSER)('the feature pages in a browser', () => {
     }
     expect(status).toBe(403);
     expect(Date.now() - saved).toBeLessThan(1000);
+    // The change is in the audit log, as the owner reads it.
+    await page.goto(`${origin}/panel/audit`);
+    await expect(page.getByText('Key restrictions changed').count()).resolves.toBeGreaterThan(0);
+    await shot('audit-desktop');
   });
 
   it('moves money from one key to another', async () => {
