@@ -14,6 +14,7 @@
 //   statement gives its real answer (already settled: false; no such hold: an integrity error).
 //   A usage id twice in one batch is declined the second time.
 import { type Kysely, sql } from 'kysely';
+import { holdCtes } from './pg-hold-ctes.js';
 import type { UsageOutcome } from './repositories/usage.js';
 import type { Database } from './schema.js';
 
@@ -53,30 +54,7 @@ export async function pgOpenMany(db: Kysely<Database>, items: PgChatOpen[]): Pro
         ${column(items, 'amount')}::bigint[], ${column(items, 'now')}::bigint[],
         ${column(items, 'processId')}::text[]
       ) with ordinality as i(id, key_id, account_id, model_id, amount, now, process_id, ord)
-    ), locked as materialized (
-      -- The batch's keys locked in id order: two batches never wait for each other in a cycle.
-      select id from api_keys where id in (select key_id from input) order by id for no key update
-    ), want as (
-      select key_id, sum(amount)::bigint as total, max(now) as now
-      from input where key_id in (select id from locked) group by key_id
-    ), moved as (
-      update api_keys k
-      set balance = k.balance - w.total, held = k.held + w.total, updated_at = w.now
-      from want w
-      where k.id = w.key_id and k.deleted_at is null and k.balance >= w.total
-      returning k.id, k.balance, k.held, w.total
-    ), accepted as (
-      select i.*,
-             m.balance + m.total - (sum(i.amount) over through)::bigint as balance_after,
-             m.held - m.total + (sum(i.amount) over through)::bigint as held_after
-      from input i join moved m on m.id = i.key_id
-      window through as (partition by i.key_id order by i.ord)
-    ), entries as (
-      insert into ledger_entries
-        (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
-      select key_id, account_id, id, 'hold', amount, balance_after, held_after, null, now
-      from accepted order by ord
-    ), usage as (
+    ), ${holdCtes({ amount: 'amount', at: 'now' })}, usage as (
       insert into usage_records
         (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms,
          created_at, process_id)

@@ -1,0 +1,41 @@
+// The part of a batched PostgreSQL statement that holds money, shared by new tasks (pg-task-batch.ts)
+// and chat requests (pg-chat-batch.ts). It follows an `input` CTE with one row per item (id,
+// key_id, account_id, ord = arrival order, and the amount and time columns named by the caller) and
+// defines:
+//   locked    the batch's keys, locked in id order: two batches never wait for each other in a cycle;
+//   moved     each key's total moved from balance to held, only when the balance covers ALL of it;
+//   accepted  the input rows of the keys that moved, with the balances right after their own hold;
+//   entries   one 'hold' ledger entry per accepted row, in arrival order.
+// The caller writes its own rows from `accepted`; items of a key that did not move are declined.
+import { type RawBuilder, sql } from 'kysely';
+
+export function holdCtes(columns: {
+  amount: 'amount' | 'hold_amount';
+  at: 'now' | 'created_at';
+}): RawBuilder<unknown> {
+  const amount = sql.ref(`i.${columns.amount}`);
+  const at = sql.raw(columns.at);
+  return sql`locked as materialized (
+      select id from api_keys where id in (select key_id from input) order by id for no key update
+    ), want as (
+      select key_id, sum(${sql.raw(columns.amount)})::bigint as total, max(${at}) as now
+      from input where key_id in (select id from locked) group by key_id
+    ), moved as (
+      update api_keys k
+      set balance = k.balance - w.total, held = k.held + w.total, updated_at = w.now
+      from want w
+      where k.id = w.key_id and k.deleted_at is null and k.balance >= w.total
+      returning k.id, k.balance, k.held, w.total
+    ), accepted as (
+      select i.*,
+             m.balance + m.total - (sum(${amount}) over through)::bigint as balance_after,
+             m.held - m.total + (sum(${amount}) over through)::bigint as held_after
+      from input i join moved m on m.id = i.key_id
+      window through as (partition by i.key_id order by i.ord)
+    ), entries as (
+      insert into ledger_entries
+        (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
+      select key_id, account_id, id, 'hold', ${sql.raw(columns.amount)}, balance_after, held_after, null, ${at}
+      from accepted order by ord
+    )`;
+}
