@@ -129,7 +129,8 @@ describe.skipIf(!HAVE_REDIS_SERVER && !IN_CI)('Redis faults', () => {
       await server.restart();
       // On reconnect the other process evicts everything, the lost key with it.
       await until(() => b.heard.includes(ALL_KEYS), 15_000, 'the flush on reconnect');
-      expect(b.heard).not.toContain(lost);
+      // Whether the publish itself arrives late (ioredis may resend it from its offline queue once
+      // the connection is back) does not matter: the flush evicted the lost key either way.
 
       // And messages flow again.
       const later = subject();

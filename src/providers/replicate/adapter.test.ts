@@ -225,6 +225,8 @@ describe('submit and poll', () => {
     );
     expect(await provider.poll(submitted.jobId, task())).toEqual({ status: 'running', retryAfterMs: 4000 });
     expect(await provider.poll(submitted.jobId, task())).toEqual({ status: 'running', retryAfterMs: 5000 });
+    // The script succeeds one step (5 ms) after the submit; two fast polls can come sooner than that.
+    await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await provider.poll(submitted.jobId, task())).toMatchObject({ status: 'succeeded' });
     expect(await provider.poll('nosuchprediction', task())).toMatchObject({
       status: 'failed',
