@@ -14,7 +14,7 @@
 //   statement gives its real answer (already settled: false; no such hold: an integrity error).
 //   A usage id twice in one batch is declined the second time.
 import { type Kysely, sql } from 'kysely';
-import { holdCtes } from './pg-hold-ctes.js';
+import { holdCtes, settleCtes } from './pg-hold-ctes.js';
 import type { UsageOutcome } from './repositories/usage.js';
 import type { Database } from './schema.js';
 
@@ -89,44 +89,10 @@ export async function pgSettleMany(db: Kysely<Database>, all: PgChatSettle[]): P
                     and e.key_id = i.key_id and e.amount = i.hold_amount)
       returning u.id
     ), done as (
-      select i.*, i.hold_amount - i.cost as released,
-             (sum(i.hold_amount) over through)::bigint as hold_through,
-             (sum(i.hold_amount - i.cost) over through)::bigint as released_through
+      select i.*, i.hold_amount - i.cost as released
       from input i join finished f on f.id = i.id
-      window through as (partition by i.key_id order by i.ord)
-    ), locked as materialized (
-      -- The batch's keys locked in id order: two batches never wait for each other in a cycle.
-      select id from api_keys where id in (select key_id from done) order by id for no key update
-    ), sums as (
-      select key_id, sum(hold_amount)::bigint as hold_total, sum(released)::bigint as released_total,
-             max(now) as now
-      from done where key_id in (select id from locked) group by key_id
-    ), moved as (
-      update api_keys k
-      set held = k.held - s.hold_total, balance = k.balance + s.released_total, updated_at = s.now
-      from sums s where k.id = s.key_id
-      returning k.id, k.balance, k.held, s.hold_total, s.released_total
-    ), placed as (
-      -- The key's balances just before this item's settlement.
-      select d.*,
-             m.balance - m.released_total + d.released_through - d.released as balance_before,
-             m.held + m.hold_total - d.hold_through + d.hold_amount as held_before
-      from done d join moved m on m.id = d.key_id
-    )
-    insert into ledger_entries
-      (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
-    select key_id, account_id, id, kind, amount, balance_after, held_after, null, now
-    from (
-      select key_id, account_id, id, 'capture' as kind, cost as amount, balance_before as balance_after,
-             held_before - cost as held_after, now, ord, 0 as step
-      from placed
-      union all
-      select key_id, account_id, id, 'release', released, balance_before + released,
-             held_before - hold_amount, now, ord, 1
-      from placed
-    ) movements
-    order by ord, step
-    returning task_id`.execute(db);
+    ), ${settleCtes({ captured: 'cost', at: 'now' })}
+    select task_id from entries`.execute(db);
   const settled = new Set(rows.map((r) => r.task_id));
   return all.map((item, i) => (items.includes(all[i]) && settled.has(item.id) ? true : undefined));
 }

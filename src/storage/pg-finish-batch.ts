@@ -9,6 +9,7 @@
 // is declined (undefined) and nothing of it is written: the caller then runs the one-task
 // transaction, which gives the exact answer (lease lost: undefined; a broken hold: an error).
 import { type Kysely, sql } from 'kysely';
+import { settleCtes } from './pg-hold-ctes.js';
 import type { TaskRow } from './repositories/tasks.js';
 import type { Database } from './schema.js';
 
@@ -61,42 +62,7 @@ export function pgFinishTasks(columns: readonly string[]) {
         select f.*, least(greatest(f.cost, 0), f.hold_amount) as captured,
                f.hold_amount - least(greatest(f.cost, 0), f.hold_amount) as released
         from fin f
-      ), locked as materialized (
-        -- The batch's keys locked in id order: two batches never wait for each other in a cycle.
-        select id from api_keys where id in (select key_id from done) order by id for no key update
-      ), sums as (
-        select key_id, sum(hold_amount)::bigint as hold_total, sum(released)::bigint as released_total,
-               max(at) as now
-        from done where key_id in (select id from locked) group by key_id
-      ), moved as (
-        update api_keys k
-        set held = k.held - s.hold_total, balance = k.balance + s.released_total, updated_at = s.now
-        from sums s where k.id = s.key_id
-        returning k.id, k.balance, k.held, s.hold_total, s.released_total
-      ), placed as (
-        -- The key's balances just before each task's settlement, in arrival order.
-        select d.*,
-               m.balance - m.released_total + (sum(d.released) over through)::bigint - d.released
-                 as balance_before,
-               m.held + m.hold_total - (sum(d.hold_amount) over through)::bigint + d.hold_amount
-                 as held_before
-        from done d join moved m on m.id = d.key_id
-        window through as (partition by d.key_id order by d.ord)
-      ), entries as (
-        insert into ledger_entries
-          (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
-        select key_id, account_id, id, kind, amount, balance_after, held_after, null, at
-        from (
-          select key_id, account_id, id, 'capture' as kind, captured as amount,
-                 balance_before as balance_after, held_before - captured as held_after, at, ord, 0 as step
-          from placed
-          union all
-          select key_id, account_id, id, 'release', released, balance_before + released,
-                 held_before - hold_amount, at, ord, 1
-          from placed
-        ) movements
-        order by ord, step
-      ), outbox as (
+      ), ${settleCtes({ captured: 'captured', at: 'at' })}, outbox as (
         insert into webhook_deliveries
           (id, task_id, account_id, url, payload, status, attempts, next_attempt_at, created_at, updated_at)
         select webhook_id, id, account_id, webhook_url, webhook_payload, 'pending', 0, at, at, at

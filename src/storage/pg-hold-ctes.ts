@@ -1,5 +1,5 @@
-// The part of a batched PostgreSQL statement that holds money, shared by new tasks (pg-task-batch.ts)
-// and chat requests (pg-chat-batch.ts). It follows an `input` CTE with one row per item (id,
+// The parts of batched PostgreSQL statements that move money. holdCtes holds, for new tasks
+// (pg-task-batch.ts) and chat requests (pg-chat-batch.ts). It follows an `input` CTE with one row per item (id,
 // key_id, account_id, ord = arrival order, and the amount and time columns named by the caller) and
 // defines:
 //   locked    the batch's keys, locked in id order: two batches never wait for each other in a cycle;
@@ -37,5 +37,56 @@ export function holdCtes(columns: {
         (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
       select key_id, account_id, id, 'hold', ${sql.raw(columns.amount)}, balance_after, held_after, null, ${at}
       from accepted order by ord
+    )`;
+}
+
+/**
+ * The part of a batched statement that settles holds, shared by chat requests (pg-chat-batch.ts)
+ * and finished tasks (pg-finish-batch.ts). It follows a `done` CTE with one row per settled item
+ * (id, key_id, account_id, ord, hold_amount, released, and the captured and time columns named by
+ * the caller) and defines `locked` (keys in id order), `moved` (each key's holds gone, releases back
+ * on the balance), `placed` (the balances just before each item's settlement, in arrival order) and
+ * `entries` (a capture and a release entry per item, returning task_id).
+ */
+export function settleCtes(columns: {
+  captured: 'cost' | 'captured';
+  at: 'now' | 'at';
+}): RawBuilder<unknown> {
+  const captured = sql.raw(columns.captured);
+  const at = sql.raw(columns.at);
+  return sql`locked as materialized (
+      select id from api_keys where id in (select key_id from done) order by id for no key update
+    ), sums as (
+      select key_id, sum(hold_amount)::bigint as hold_total, sum(released)::bigint as released_total,
+             max(${at}) as now
+      from done where key_id in (select id from locked) group by key_id
+    ), moved as (
+      update api_keys k
+      set held = k.held - s.hold_total, balance = k.balance + s.released_total, updated_at = s.now
+      from sums s where k.id = s.key_id
+      returning k.id, k.balance, k.held, s.hold_total, s.released_total
+    ), placed as (
+      select d.*,
+             m.balance - m.released_total + (sum(d.released) over through)::bigint - d.released
+               as balance_before,
+             m.held + m.hold_total - (sum(d.hold_amount) over through)::bigint + d.hold_amount
+               as held_before
+      from done d join moved m on m.id = d.key_id
+      window through as (partition by d.key_id order by d.ord)
+    ), entries as (
+      insert into ledger_entries
+        (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
+      select key_id, account_id, id, kind, amount, balance_after, held_after, null, ${at}
+      from (
+        select key_id, account_id, id, 'capture' as kind, ${captured} as amount,
+               balance_before as balance_after, held_before - ${captured} as held_after, ${at}, ord, 0 as step
+        from placed
+        union all
+        select key_id, account_id, id, 'release', released, balance_before + released,
+               held_before - hold_amount, ${at}, ord, 1
+        from placed
+      ) movements
+      order by ord, step
+      returning task_id
     )`;
 }
