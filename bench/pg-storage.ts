@@ -11,7 +11,7 @@ import { uuidV7 } from '../src/domain/ids.js';
 import { type Db, openPostgres } from '../src/storage/db.js';
 import { migrateToLatest } from '../src/storage/migrations.js';
 import { Storage } from '../src/storage/storage.js';
-import { seedKey, seedTask } from '../src/testing/storage-fixtures.js';
+import { newTaskRow, seedKey, seedTask } from '../src/testing/storage-fixtures.js';
 import { PG_URL } from './gengate.js';
 
 const [seconds = 3, rounds = 3, inFlight = 32] = process.argv.slice(2).map(Number);
@@ -61,36 +61,7 @@ async function main(): Promise<void> {
       });
     const grouped = storage.transaction.bind(storage);
     const createBatched = async () => {
-      const now = Date.now();
-      const task = {
-        id: uuidV7(now),
-        account_id: key.accountId,
-        key_id: key.keyId,
-        model_id: 'seedream-4',
-        billing_model_id: 'seedream-4',
-        kind: 'image' as const,
-        status: 'pending' as const,
-        params: '{"prompt":"p"}',
-        hold_amount: 10,
-        pricing: '{}',
-        cost: null,
-        result: null,
-        error: null,
-        webhook_url: null,
-        provider: 'simulator',
-        provider_job_id: null,
-        provider_state: null,
-        attempts: 0,
-        requeues: 0,
-        run_at: now,
-        lease_owner: null,
-        lease_expires_at: null,
-        processing_ms: 0,
-        processing_started_at: null,
-        created_at: now,
-        updated_at: now,
-        finished_at: null,
-      };
+      const task = newTaskRow(key, 10, { params: '{"prompt":"p"}' });
       if (!(await storage.insertTaskWithHold(task))) throw new Error('refused');
     };
     // One database transaction per request, as before group commit.

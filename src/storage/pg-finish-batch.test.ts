@@ -3,47 +3,20 @@
 // with a webhook_url; a worker that lost its lease finishes nothing.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uuidV7 } from '../domain/ids.js';
 import { TaskEvents } from '../services/tasks/events.js';
 import { finalizeTask } from '../services/tasks/finalize.js';
 import { ENGINES, openTestDb, type TestDb } from '../testing/db.js';
 import { brokenLedgerChain } from '../testing/ledger-chain.js';
-import { type SeededKey, seedKey } from '../testing/storage-fixtures.js';
+import { newTaskRow, type SeededKey, seedKey } from '../testing/storage-fixtures.js';
 import { checkLedger } from './ledger-check.js';
 import type { TaskRow } from './repositories/tasks.js';
 import { Storage } from './storage.js';
 
 function taskOf(key: SeededKey, holdAmount: number, webhook: boolean): TaskRow {
-  const now = Date.now();
-  return {
-    id: uuidV7(now),
-    account_id: key.accountId,
-    key_id: key.keyId,
-    model_id: 'seedream-4',
-    billing_model_id: 'seedream-4',
-    kind: 'image',
-    status: 'pending',
-    params: '{}',
-    hold_amount: holdAmount,
-    pricing: '{}',
-    cost: null,
-    result: null,
-    error: null,
+  return newTaskRow(key, holdAmount, {
     webhook_url: webhook ? 'https://example.com/hook' : null,
-    provider: 'simulator',
-    provider_job_id: null,
-    provider_state: null,
-    attempts: 0,
-    requeues: 0,
-    run_at: now - 1,
-    lease_owner: null,
-    lease_expires_at: null,
-    processing_ms: 0,
-    processing_started_at: null,
-    created_at: now,
-    updated_at: now,
-    finished_at: null,
-  };
+    run_at: Date.now() - 1,
+  });
 }
 
 describe.each(ENGINES)('final transitions on %s', (engine) => {

@@ -3,45 +3,18 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uuidV7 } from '../domain/ids.js';
 import { ENGINES, openTestDb, type TestDb } from '../testing/db.js';
 import { brokenLedgerChain } from '../testing/ledger-chain.js';
-import { type SeededKey, seedKey } from '../testing/storage-fixtures.js';
+import { newTaskRow, type SeededKey, seedKey } from '../testing/storage-fixtures.js';
 import { checkLedger } from './ledger-check.js';
 import type { TaskRow } from './repositories/tasks.js';
 import { Storage } from './storage.js';
 
 function taskOf(key: SeededKey, holdAmount: number): TaskRow {
-  const now = Date.now();
-  return {
-    id: uuidV7(now),
-    account_id: key.accountId,
-    key_id: key.keyId,
-    model_id: 'seedream-4',
-    billing_model_id: 'seedream-4',
-    kind: 'image',
-    status: 'pending',
+  return newTaskRow(key, holdAmount, {
     params: JSON.stringify({ prompt: 'a "quoted" prompt\n with a newline' }),
-    hold_amount: holdAmount,
-    pricing: '{}',
-    cost: null,
-    result: null,
-    error: null,
-    webhook_url: null,
-    provider: 'simulator',
-    provider_job_id: null,
     provider_state: '{"upstream_model":"x"}',
-    attempts: 0,
-    requeues: 0,
-    run_at: now,
-    lease_owner: null,
-    lease_expires_at: null,
-    processing_ms: 0,
-    processing_started_at: null,
-    created_at: now,
-    updated_at: now,
-    finished_at: null,
-  };
+  });
 }
 
 describe.each(ENGINES)('a new task with its hold on %s', (engine) => {

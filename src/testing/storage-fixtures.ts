@@ -1,7 +1,9 @@
 // Storage-level fixtures for the contract tests: accounts and keys written straight through the
 // repositories, without the HTTP layer, so each test states exactly which rows exist.
 import { randomUUID } from 'node:crypto';
+import { uuidV7 } from '../domain/ids.js';
 import { displayParts, generateApiKey, hashApiKey } from '../domain/keys/api-key.js';
+import type { TaskRow } from '../storage/repositories/tasks.js';
 import type { Storage } from '../storage/storage.js';
 
 let nextMessagingId = 500_000 + Math.floor(Math.random() * 1_000_000);
@@ -83,4 +85,39 @@ export async function seedTask(
     })
     .execute();
   return id;
+}
+
+/** A whole new task row (pending image task, created now), for code that inserts rows itself. */
+export function newTaskRow(key: SeededKey, holdAmount: number, overrides: Partial<TaskRow> = {}): TaskRow {
+  const now = Date.now();
+  return {
+    id: uuidV7(now),
+    account_id: key.accountId,
+    key_id: key.keyId,
+    model_id: 'seedream-4',
+    billing_model_id: 'seedream-4',
+    kind: 'image',
+    status: 'pending',
+    params: '{}',
+    hold_amount: holdAmount,
+    pricing: '{}',
+    cost: null,
+    result: null,
+    error: null,
+    webhook_url: null,
+    provider: 'simulator',
+    provider_job_id: null,
+    provider_state: null,
+    attempts: 0,
+    requeues: 0,
+    run_at: now,
+    lease_owner: null,
+    lease_expires_at: null,
+    processing_ms: 0,
+    processing_started_at: null,
+    created_at: now,
+    updated_at: now,
+    finished_at: null,
+    ...overrides,
+  };
 }
