@@ -10,11 +10,11 @@ import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clie
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRange } from '../http/range.js';
 import { testConfig } from '../testing/app.js';
+import { type S3rverHarness, startS3rver } from '../testing/s3rver.js';
 import { copyResult, ResultDownloadError } from './copy-result.js';
 import { LocalObjectStore } from './local-store.js';
 import { contentTypeOfName, type ObjectStore, ObjectTooLargeError } from './object-store.js';
 import { createS3ObjectStore } from './s3-store.js';
-import { type S3rverHarness, startS3rver } from '../testing/s3rver.js';
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];

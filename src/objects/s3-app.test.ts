@@ -4,8 +4,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTaskTestApp, generate, type TaskTestApp, waitForFinal } from '../testing/tasks.js';
 import { type S3rverHarness, startS3rver } from '../testing/s3rver.js';
+import { createTaskTestApp, generate, type TaskTestApp, waitForFinal } from '../testing/tasks.js';
 
 describe('results in S3 (s3rver)', () => {
   let s3rver: S3rverHarness;

@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestKey } from '../../testing/app.js';
 import { openTestDb, type TestDb } from '../../testing/db.js';
+import { csrfOf, getPage, postForm, signIn } from '../../testing/panel.js';
 import { HAVE_POSTGRES, HAVE_REDIS, REDIS_URL } from '../../testing/services.js';
 import { generate } from '../../testing/tasks.js';
-import { csrfOf, getPage, postForm, signIn } from '../../testing/panel.js';
 
 describe.skipIf(!HAVE_POSTGRES || !HAVE_REDIS)('panel key changes across processes', () => {
   let db: TestDb;

@@ -9,8 +9,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenOnLoopback, type TestKey } from '../../testing/app.js';
 import { HAVE_BROWSER, launchBrowser } from '../../testing/browser.js';
-import { createTaskTestApp, generate, type TaskTestApp, waitForFinal } from '../../testing/tasks.js';
 import { loginLink } from '../../testing/panel.js';
+import { createTaskTestApp, generate, type TaskTestApp, waitForFinal } from '../../testing/tasks.js';
 
 const SHOTS = join(import.meta.dirname, '../../../test-results/panel');
 

@@ -3,8 +3,8 @@
 // account A reaches none of account B's keys, ledger, tasks or deliveries, whatever the ids.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestKey } from '../../testing/app.js';
-import { createTaskTestApp, generate, type TaskTestApp, waitForFinal } from '../../testing/tasks.js';
 import { cookieFrom, csrfOf, getPage, postForm, signIn } from '../../testing/panel.js';
+import { createTaskTestApp, generate, type TaskTestApp, waitForFinal } from '../../testing/tasks.js';
 
 describe('panel feature pages', () => {
   let app: TaskTestApp;
