@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       publicUrl: 'http://127.0.0.1:8080',
       dataDir: resolve('./data'),
       databaseUrl: undefined,
+      pgChatSyncCommit: false,
       redisUrl: undefined,
       adminToken: undefined,
       providersFile: undefined,
@@ -54,6 +55,7 @@ describe('loadConfig', () => {
       ADMIN_TOKEN: 'a-long-admin-token-123',
       WEBHOOK_RETRY_DELAYS_MS: '1000, 2000',
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      PG_CHAT_SYNC_COMMIT: 'on',
       TRUST_PROXY: '10.0.0.1,10.0.0.2',
       LOG_LEVEL: 'warn',
     });
@@ -67,6 +69,7 @@ describe('loadConfig', () => {
       adminToken: 'a-long-admin-token-123',
       webhookRetryDelaysMs: [1000, 2000],
       webhookAllowPrivate: true,
+      pgChatSyncCommit: true,
       trustProxy: '10.0.0.1,10.0.0.2',
       logLevel: 'warn',
       // No demo account on PostgreSQL unless asked for.

@@ -9,6 +9,8 @@ export interface Config {
   publicUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** PostgreSQL: chat holds and settlements wait for the WAL flush too (default: they do not). */
+  pgChatSyncCommit: boolean;
   redisUrl: string | undefined;
   adminToken: string | undefined;
   providersFile: string | undefined;
@@ -168,9 +170,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (telegramBotToken && !/^\d+:[A-Za-z0-9_-]{20,}$/.test(telegramBotToken))
     problems.push('TELEGRAM_BOT_TOKEN must look like 123456:ABC-DEF… (the token @BotFather gave)');
   if (telegramBotToken && !telegramBotUsername)
-    problems.push("TELEGRAM_BOT_USERNAME must be set with TELEGRAM_BOT_TOKEN (the widget names the bot, e.g. my_gengate_bot)");
+    problems.push(
+      'TELEGRAM_BOT_USERNAME must be set with TELEGRAM_BOT_TOKEN (the widget names the bot, e.g. my_gengate_bot)',
+    );
   if (telegramBotUsername && !/^[A-Za-z][A-Za-z0-9_]{4,31}$/.test(telegramBotUsername))
-    problems.push(`TELEGRAM_BOT_USERNAME must be a bot username like my_gengate_bot, got "${telegramBotUsername}"`);
+    problems.push(
+      `TELEGRAM_BOT_USERNAME must be a bot username like my_gengate_bot, got "${telegramBotUsername}"`,
+    );
 
   const config: Config = {
     host,
@@ -179,6 +185,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     publicUrl,
     dataDir: resolve(env.DATA_DIR || './data'),
     databaseUrl,
+    pgChatSyncCommit: bool('PG_CHAT_SYNC_COMMIT', false),
     redisUrl,
     adminToken,
     providersFile: env.PROVIDERS_FILE || undefined,

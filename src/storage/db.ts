@@ -14,6 +14,12 @@ export type Engine = 'sqlite' | 'postgres';
 
 export interface Db {
   kysely: Kysely<Database>;
+  /**
+   * PostgreSQL only: a small pool whose commits do not wait for the WAL flush
+   * (`synchronous_commit = off`), for chat holds and settlements (docs/DECISIONS.md, "Chat commits
+   * on PostgreSQL"). Absent on SQLite and when PG_CHAT_SYNC_COMMIT=true.
+   */
+  relaxed?: Kysely<Database>;
   engine: Engine;
   close(): Promise<void>;
 }
@@ -84,10 +90,29 @@ export function openSqlite(file: string, options: { backgroundCheckpoint?: boole
   };
 }
 
-export function openPostgres(url: string, poolSize = 10): Db {
-  const pool = new (loadPg().Pool)({ connectionString: url, max: poolSize });
+/** Connections of the relaxed pool: one batched hold and two batched settlements in flight, and a spare. */
+const RELAXED_POOL_SIZE = 4;
+
+export function openPostgres(url: string, poolSize = 10, options: { relaxedCommits?: boolean } = {}): Db {
+  const { Pool } = loadPg();
+  const pool = new Pool({ connectionString: url, max: poolSize });
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { kysely, engine: 'postgres', close: () => kysely.destroy() };
+  if (!options.relaxedCommits) return { kysely, engine: 'postgres', close: () => kysely.destroy() };
+  const relaxedPool = new Pool({ connectionString: url, max: RELAXED_POOL_SIZE });
+  // Queued ahead of any query on the new connection. Should it fail, the connection keeps waiting
+  // for the flush: the safe direction.
+  relaxedPool.on('connect', (client) => {
+    client.query('set synchronous_commit = off').catch(() => undefined);
+  });
+  const relaxed = new Kysely<Database>({ dialect: new PostgresDialect({ pool: relaxedPool }) });
+  return {
+    kysely,
+    relaxed,
+    engine: 'postgres',
+    close: async () => {
+      await Promise.all([kysely.destroy(), relaxed.destroy()]);
+    },
+  };
 }
 
 /** A UNIQUE or PRIMARY KEY violation, on either engine (e.g. a second settlement of one task). */
@@ -102,8 +127,12 @@ export function isCheckViolation(error: unknown): boolean {
   return code === '23514' || code === 'SQLITE_CONSTRAINT_CHECK';
 }
 
-export function openDatabase(options: { databaseUrl?: string; dataDir: string }): Db {
+export function openDatabase(options: {
+  databaseUrl?: string;
+  dataDir: string;
+  pgChatSyncCommit?: boolean;
+}): Db {
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl)
+    ? openPostgres(options.databaseUrl, 10, { relaxedCommits: !options.pgChatSyncCommit })
     : openSqlite(join(options.dataDir, 'gengate.db'), { backgroundCheckpoint: true });
 }

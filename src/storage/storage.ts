@@ -39,6 +39,8 @@ export class Storage {
     readonly db: Kysely<Database>,
     readonly engine: Engine,
     private readonly inTransaction = false,
+    /** PostgreSQL connections whose commits do not wait for the WAL flush (Db.relaxed): chat billing only. */
+    relaxed?: Kysely<Database>,
   ) {
     this.groupCommit = inTransaction
       ? undefined
@@ -56,7 +58,7 @@ export class Storage {
     this.webhooks = new WebhooksRepository(db, engine);
     this.usage = new UsageRepository(db);
     this.analytics = new AnalyticsRepository(db);
-    this.chatBilling = new ChatBillingRepository(db, engine, (work) => this.transactionOnDb(work));
+    this.chatBilling = new ChatBillingRepository(db, engine, (work) => this.transactionOnDb(work), relaxed);
   }
 
   /**
@@ -69,7 +71,7 @@ export class Storage {
   }
 
   static from(db: Db): Storage {
-    return new Storage(db.kysely, db.engine);
+    return new Storage(db.kysely, db.engine, false, db.relaxed);
   }
 
   /** Runs `work` in one transaction; nested calls join the outer one. */

@@ -41,7 +41,7 @@ export async function openTestDb(engine: Engine, options: { migrate?: boolean } 
     await admin.query(`create schema ${schema}`);
     await admin.end();
     const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-    const inner = openPostgres(url, 20);
+    const inner = openPostgres(url, 20, { relaxedCommits: true });
     db = {
       ...inner,
       url,

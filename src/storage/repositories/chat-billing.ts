@@ -7,7 +7,8 @@
 //   shares with the transactions that arrive alongside (see group-commit.ts). They run
 //   synchronously on the connection the transaction holds (`…InSqliteTransaction`): a promise
 //   between statements cost about 10 µs of CPU per chat request (bench/NOTES.md, round 4).
-// Called inside an open transaction, both join it.
+// Called inside an open transaction, both join it. Outside one, on PostgreSQL, they commit on the
+// relaxed pool when there is one (Db.relaxed): the commit does not wait for the WAL flush.
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Engine } from '../db.js';
@@ -111,28 +112,34 @@ const PG_USAGE_STATUS = prepared((db, p: { id: string }) =>
 );
 
 export class ChatBillingRepository {
+  /** Where the batched holds and settlements commit: the relaxed pool when there is one. */
+  private readonly billingDb: Kysely<Database>;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly engine: Engine,
     private readonly transact: Transact,
-  ) {}
+    relaxed?: Kysely<Database>,
+  ) {
+    this.billingDb = relaxed ?? db;
+  }
 
   // PostgreSQL, outside a transaction: the holds and the settlements that arrive while one is in
   // flight go to the database as one statement each (pg-batcher.ts, pg-chat-batch.ts).
   private readonly pgOpens = new PgBatcher<PgChatOpen, boolean>(
-    async (values) => (await PG_OPEN(this.db, values)).rows.length === 1,
-    (items) => pgOpenMany(this.db, items),
+    async (values) => (await PG_OPEN(this.billingDb, values)).rows.length === 1,
+    (items) => pgOpenMany(this.billingDb, items),
   );
   // Settlements in two statements at a time: unlike holds, their order changes no outcome.
   private readonly pgSettles = new PgBatcher<PgChatSettle, boolean>(
-    (values) => this.settleOnPostgres(values),
-    (items) => pgSettleMany(this.db, items),
+    (values) => this.settleOnPostgres(values, this.billingDb),
+    (items) => pgSettleMany(this.billingDb, items),
     { maxInFlight: 2 },
   );
 
-  private async settleOnPostgres(values: PgChatSettle): Promise<boolean> {
+  private async settleOnPostgres(values: PgChatSettle, db = this.db): Promise<boolean> {
     const released = values.holdAmount - values.cost;
-    if ((await PG_SETTLE(this.db, { ...values, released })).rows.length === 2) return true;
+    if ((await PG_SETTLE(db, { ...values, released })).rows.length === 2) return true;
     const { rows } = await PG_USAGE_STATUS(this.db, { id: values.id });
     if (rows[0]?.status === 'pending') {
       throw new LedgerIntegrityError(

@@ -1,0 +1,74 @@
+// Chat billing on PostgreSQL commits on the relaxed pool (synchronous_commit off), and nothing else
+// does: tasks, top-ups and every other write keep waiting for the WAL flush.
+import { randomUUID } from 'node:crypto';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestDb, type TestDb } from '../testing/db.js';
+import { HAVE_POSTGRES } from '../testing/services.js';
+import { seedKey } from '../testing/storage-fixtures.js';
+import { openPostgres } from './db.js';
+import type { Database } from './schema.js';
+import { Storage } from './storage.js';
+
+const setting = async (db: Kysely<Database>) =>
+  (await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(db)).rows[0].synchronous_commit;
+
+describe.skipIf(!HAVE_POSTGRES)('relaxed commits for chat billing on PostgreSQL', () => {
+  let db: TestDb;
+
+  beforeAll(async () => {
+    db = await openTestDb('postgres');
+  });
+  afterAll(() => db?.dispose());
+
+  it('the relaxed pool does not wait for the flush; the main pool does', async () => {
+    expect(db.relaxed).toBeDefined();
+    expect(await setting(db.relaxed!)).toBe('off');
+    expect(await setting(db.kysely)).toBe('on');
+  });
+
+  it('PG_CHAT_SYNC_COMMIT (relaxedCommits false) opens no relaxed pool', async () => {
+    const strict = openPostgres(db.url!, 1, { relaxedCommits: false });
+    try {
+      expect(strict.relaxed).toBeUndefined();
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('chat holds and settlements go through the relaxed pool, with exact balances', async () => {
+    const seen: string[] = [];
+    const counting = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: db.url, max: 2 }) }),
+      log: (event) => {
+        if (event.level === 'query') seen.push(event.query.sql);
+      },
+    });
+    try {
+      const storage = new Storage(db.kysely, 'postgres', false, counting);
+      const key = await seedKey(storage, { balance: 1_000 });
+      const id = randomUUID();
+      const ref = { ...key.ref, now: Date.now() };
+      expect(await storage.chatBilling.open({ id, modelId: 'gpt-4o-mini', ref }, 300)).toBe(true);
+      expect(seen.some((text) => /insert into usage_records/.test(text))).toBe(true);
+      const outcome = {
+        status: 'completed',
+        inputTokens: 1,
+        outputTokens: 2,
+        cost: 120,
+        latencyMs: 3,
+      } as const;
+      expect(await storage.chatBilling.settle(ref, id, 300, outcome)).toBe(true);
+      expect(seen.some((text) => /update usage_records/.test(text))).toBe(true);
+      expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 880, held: 0 });
+      // Other money movements commit on the main pool.
+      const before = seen.length;
+      await storage.ledger.topup({ ...key.ref, now: Date.now() }, 1_000, 'top-up');
+      expect(seen.length).toBe(before);
+      expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 1_880, held: 0 });
+    } finally {
+      await counting.destroy();
+    }
+  });
+});
