@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
+import { nameRecurringStatements } from './pg-named-statements.js';
 import type { Database } from './schema.js';
 import { BACKSTOP_CHECKPOINT_PAGES, type Checkpointer, startCheckpointer } from './sqlite-checkpointer.js';
 import { registerSqliteDirect } from './sqlite-direct.js';
@@ -96,9 +97,11 @@ const RELAXED_POOL_SIZE = 4;
 export function openPostgres(url: string, poolSize = 10, options: { relaxedCommits?: boolean } = {}): Db {
   const { Pool } = loadPg();
   const pool = new Pool({ connectionString: url, max: poolSize });
+  nameRecurringStatements(pool);
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   if (!options.relaxedCommits) return { kysely, engine: 'postgres', close: () => kysely.destroy() };
   const relaxedPool = new Pool({ connectionString: url, max: RELAXED_POOL_SIZE });
+  nameRecurringStatements(relaxedPool);
   // Queued ahead of any query on the new connection. Should it fail, the connection keeps waiting
   // for the flush: the safe direction.
   relaxedPool.on('connect', (client) => {
