@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HAVE_REDIS, REDIS_URL } from '../testing/services.js';
 import { FlexibleRateLimiter, RATE_LIMIT_KEY_PREFIX, type RateLimiter } from './rate-limit.js';
+import { MAX_RUN } from './rate-limit-reservations.js';
 
 const subject = () => randomBytes(16).toString('hex');
 
@@ -64,6 +65,17 @@ describe.skipIf(!HAVE_REDIS)('FlexibleRateLimiter on Redis', () => {
     const results: boolean[] = [];
     for (let i = 0; i < 6; i++) results.push((await (i % 2 === 0 ? a : b).consume(who, 5)).allowed);
     expect(results).toEqual([true, true, true, true, true, false]);
+  });
+
+  it('counts a hot key in runs: one Redis round trip per run of counts, not per request', async () => {
+    const redis = await client();
+    const limiter = new FlexibleRateLimiter(redis);
+    const who = subject();
+    const decisions = await consumeN(limiter, who, 1_000_000, 100);
+    expect(decisions.every((d) => d.allowed)).toBe(true);
+    expect(decisions.at(-1)?.remaining).toBe(1_000_000 - 100);
+    // Two runs of 64 were reserved for the 100 requests.
+    expect(await redis.get(`${RATE_LIMIT_KEY_PREFIX}:${who}`)).toBe(String(2 * MAX_RUN));
   });
 
   it('keeps its counters under the gengate: prefix, named by the subject', async () => {

@@ -9,6 +9,9 @@
 // (docs/resilience.md): while Redis is down, restarting or not answering within `timeoutMs`, each
 // process counts in its own memory, so a key gets at most its limit per API process. A Redis that
 // stalled is skipped for `retryAfterMs`, so requests do not each wait out the timeout.
+//
+// On Redis a process reserves runs of consecutive counts and hands them out locally
+// (rate-limit-reservations.ts): a hot key costs one Redis round trip per run, not per request.
 import type { Redis } from 'ioredis';
 import {
   type RateLimiterAbstract,
@@ -16,6 +19,7 @@ import {
   RateLimiterRedis,
   type RateLimiterRes,
 } from 'rate-limiter-flexible';
+import { type Counted, ReservedCounts } from './rate-limit-reservations.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -49,6 +53,7 @@ export class FlexibleRateLimiter implements RateLimiter {
   /** This process's own counters: the embedded limiter, or the fallback while Redis is faulty. */
   private readonly local: RateLimiterMemory;
   private readonly shared: RateLimiterAbstract | undefined;
+  private readonly reserved: ReservedCounts | undefined;
   private readonly timeoutMs: number;
   private readonly retryAfterMs: number;
   private redisSkippedUntil = 0;
@@ -73,29 +78,43 @@ export class FlexibleRateLimiter implements RateLimiter {
           insuranceLimiter: this.local,
         })
       : undefined;
+    this.reserved = this.shared
+      ? new ReservedCounts(async (subject, length) => {
+          const res = await this.countShared(subject, length);
+          return { total: res.consumedPoints, msBeforeReset: res.msBeforeNext };
+        })
+      : undefined;
   }
 
   async consume(subject: string, limitPerMin: number): Promise<RateDecision> {
-    const res = await this.count(subject);
-    const resetSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+    const { position, msBeforeReset } = await this.count(subject, limitPerMin);
     return {
-      allowed: res.consumedPoints <= limitPerMin,
+      allowed: position <= limitPerMin,
       limit: limitPerMin,
-      remaining: Math.max(0, limitPerMin - res.consumedPoints),
-      resetSeconds,
+      remaining: Math.max(0, limitPerMin - position),
+      resetSeconds: Math.max(1, Math.ceil(msBeforeReset / 1000)),
     };
   }
 
-  private count(subject: string): Promise<RateLimiterRes> {
-    if (!this.shared || Date.now() < this.redisSkippedUntil) return this.local.consume(subject, 1);
-    const asked = this.shared.consume(subject, 1);
+  private async count(subject: string, limitPerMin: number): Promise<Counted> {
+    if (!this.reserved || Date.now() < this.redisSkippedUntil) {
+      const res = await this.local.consume(subject, 1);
+      return { position: res.consumedPoints, msBeforeReset: res.msBeforeNext };
+    }
+    return this.reserved.count(subject, limitPerMin);
+  }
+
+  /** Adds `points` to the shared count; a stalled Redis counts them in memory instead. */
+  private countShared(subject: string, points: number): Promise<RateLimiterRes> {
+    const shared = this.shared as RateLimiterAbstract;
+    const asked = shared.consume(subject, points);
     let timer: NodeJS.Timeout | undefined;
     const stalled = new Promise<RateLimiterRes>((resolve) => {
       timer = setTimeout(() => {
         this.redisSkippedUntil = Date.now() + this.retryAfterMs;
         // The late answer, if any, is dropped; the request is counted here instead.
         asked.catch(() => undefined);
-        resolve(this.local.consume(subject, 1));
+        resolve(this.local.consume(subject, points));
       }, this.timeoutMs);
     });
     return Promise.race([asked, stalled]).finally(() => clearTimeout(timer));
