@@ -36,6 +36,8 @@ export interface GengateOptions {
   purpose: string;
   /** Write a V8 CPU profile of the process into this directory when it exits. */
   profileDir?: string;
+  /** Settings added to (or overriding) the bench's own, for experiments. */
+  env?: Record<string, string>;
 }
 
 export interface GengateInstance {
@@ -89,6 +91,7 @@ export async function startGengate(group: ProcessGroup, options: GengateOptions)
       SIM_LATENCY_MS: '0',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       DEMO: 'false',
+      ...options.env,
     };
     const profileDir = options.profileDir
       ? join(options.profileDir, `gengate-${options.engine}-${options.purpose.replace(/\W+/g, '-')}`)

@@ -21,7 +21,7 @@ async function freshSchema(): Promise<{ db: Db; drop: () => Promise<void> }> {
   const admin = openPostgres(PG_URL, 1);
   await sql.raw(`create schema ${schema}`).execute(admin.kysely);
   const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-  const db = openPostgres(url, 10);
+  const db = openPostgres(url, 10, { relaxedCommits: true });
   await migrateToLatest(db);
   return {
     db,
