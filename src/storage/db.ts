@@ -17,10 +17,13 @@ export interface Db {
   kysely: Kysely<Database>;
   /**
    * PostgreSQL only: a small pool whose commits do not wait for the WAL flush
-   * (`synchronous_commit = off`), for chat holds and settlements (docs/DECISIONS.md, "Chat commits
-   * on PostgreSQL"). Absent on SQLite and when PG_CHAT_SYNC_COMMIT=true.
+   * (`synchronous_commit = off`), for the batched hot statements: chat holds and settlements
+   * (docs/DECISIONS.md, "Chat commits on PostgreSQL"), and new tasks and final transitions, which
+   * are then followed by a flush barrier (pg-flush-barrier.ts). Absent on SQLite.
    */
   relaxed?: Kysely<Database>;
+  /** With `relaxed`: chat holds and settlements wait for the flush too (PG_CHAT_SYNC_COMMIT), through a barrier. */
+  chatSyncCommit?: boolean;
   engine: Engine;
   close(): Promise<void>;
 }
@@ -91,10 +94,17 @@ export function openSqlite(file: string, options: { backgroundCheckpoint?: boole
   };
 }
 
-/** Connections of the relaxed pool: one batched hold and two batched settlements in flight, and a spare. */
-const RELAXED_POOL_SIZE = 4;
+/**
+ * Connections of the relaxed pool: the batched statements in flight (chat holds 1, chat settlements
+ * 2, new tasks 1, final transitions 2) and two spares.
+ */
+const RELAXED_POOL_SIZE = 8;
 
-export function openPostgres(url: string, poolSize = 10, options: { relaxedCommits?: boolean } = {}): Db {
+export function openPostgres(
+  url: string,
+  poolSize = 10,
+  options: { relaxedCommits?: boolean; chatSyncCommit?: boolean } = {},
+): Db {
   const { Pool } = loadPg();
   const pool = new Pool({ connectionString: url, max: poolSize });
   nameRecurringStatements(pool);
@@ -111,6 +121,7 @@ export function openPostgres(url: string, poolSize = 10, options: { relaxedCommi
   return {
     kysely,
     relaxed,
+    chatSyncCommit: options.chatSyncCommit ?? false,
     engine: 'postgres',
     close: async () => {
       await Promise.all([kysely.destroy(), relaxed.destroy()]);

@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Db, Engine } from './db.js';
 import { GroupCommit } from './group-commit.js';
+import { type FlushBarrier, flushBarrier } from './pg-flush-barrier.js';
 import { PgGroupCommit } from './pg-group-commit.js';
 import { AccountsRepository } from './repositories/accounts.js';
 import { AnalyticsRepository } from './repositories/analytics.js';
@@ -39,8 +40,10 @@ export class Storage {
     readonly db: Kysely<Database>,
     readonly engine: Engine,
     private readonly inTransaction = false,
-    /** PostgreSQL connections whose commits do not wait for the WAL flush (Db.relaxed): chat billing only. */
+    /** PostgreSQL connections whose commits do not wait for the WAL flush (Db.relaxed), for the batched hot statements. */
     relaxed?: Kysely<Database>,
+    /** Chat billing waits for the flush too (Db.chatSyncCommit). */
+    chatSyncCommit = false,
   ) {
     this.groupCommit = inTransaction
       ? undefined
@@ -53,12 +56,16 @@ export class Storage {
     this.models = new ModelsRepository(db);
     this.settings = new SettingsRepository(db);
     this.audit = new AuditRepository(db);
-    this.tasks = new TasksRepository(db, engine);
+    const barrier = relaxed && !inTransaction ? flushBarrier(db, relaxed) : undefined;
+    this.tasks = new TasksRepository(db, engine, barrier);
     this.idempotency = new IdempotencyRepository(db);
     this.webhooks = new WebhooksRepository(db, engine);
     this.usage = new UsageRepository(db);
     this.analytics = new AnalyticsRepository(db);
-    this.chatBilling = new ChatBillingRepository(db, engine, (work) => this.transactionOnDb(work), relaxed);
+    // Chat billing does not wait for the flush unless asked to (docs/scale-out.md).
+    const chatCommits: FlushBarrier | undefined =
+      barrier && relaxed && !chatSyncCommit ? { durably: (statement) => statement(relaxed) } : barrier;
+    this.chatBilling = new ChatBillingRepository(db, engine, (work) => this.transactionOnDb(work), chatCommits);
   }
 
   /**
@@ -71,7 +78,7 @@ export class Storage {
   }
 
   static from(db: Db): Storage {
-    return new Storage(db.kysely, db.engine, false, db.relaxed);
+    return new Storage(db.kysely, db.engine, false, db.relaxed, db.chatSyncCommit);
   }
 
   /** Runs `work` in one transaction; nested calls join the outer one. */

@@ -8,11 +8,13 @@
 //   synchronously on the connection the transaction holds (`…InSqliteTransaction`): a promise
 //   between statements cost about 10 µs of CPU per chat request (bench/NOTES.md, round 4).
 // Called inside an open transaction, both join it. Outside one, on PostgreSQL, they commit on the
-// relaxed pool when there is one (Db.relaxed): the commit does not wait for the WAL flush.
+// relaxed pool when there is one (Db.relaxed): the commit does not wait for the WAL flush, or, with
+// PG_CHAT_SYNC_COMMIT, waits for it through a flush barrier (pg-flush-barrier.ts).
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Engine } from '../db.js';
 import { PgBatcher } from '../pg-batcher.js';
+import { type FlushBarrier, plainCommits } from '../pg-flush-barrier.js';
 import { type PgChatOpen, type PgChatSettle, pgOpenMany, pgSettleMany } from '../pg-chat-batch.js';
 import { prepared } from '../prepared.js';
 import type { Database } from '../schema.js';
@@ -112,34 +114,36 @@ const PG_USAGE_STATUS = prepared((db, p: { id: string }) =>
 );
 
 export class ChatBillingRepository {
-  /** Where the batched holds and settlements commit: the relaxed pool when there is one. */
-  private readonly billingDb: Kysely<Database>;
+  /** How the batched holds and settlements commit (Storage decides: relaxed, or with a flush barrier). */
+  private readonly commits: FlushBarrier;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly engine: Engine,
     private readonly transact: Transact,
-    relaxed?: Kysely<Database>,
+    commits?: FlushBarrier,
   ) {
-    this.billingDb = relaxed ?? db;
+    this.commits = commits ?? plainCommits(db);
   }
 
   // PostgreSQL, outside a transaction: the holds and the settlements that arrive while one is in
   // flight go to the database as one statement each (pg-batcher.ts, pg-chat-batch.ts).
   private readonly pgOpens = new PgBatcher<PgChatOpen, boolean>(
-    async (values) => (await PG_OPEN(this.billingDb, values)).rows.length === 1,
-    (items) => pgOpenMany(this.billingDb, items),
+    async (values) => (await this.commits.durably((db) => PG_OPEN(db, values))).rows.length === 1,
+    (items) => this.commits.durably((db) => pgOpenMany(db, items)),
   );
   // Settlements in two statements at a time: unlike holds, their order changes no outcome.
   private readonly pgSettles = new PgBatcher<PgChatSettle, boolean>(
-    (values) => this.settleOnPostgres(values, this.billingDb),
-    (items) => pgSettleMany(this.billingDb, items),
+    (values) => this.settleOnPostgres(values, true),
+    (items) => this.commits.durably((db) => pgSettleMany(db, items)),
     { maxInFlight: 2 },
   );
 
-  private async settleOnPostgres(values: PgChatSettle, db = this.db): Promise<boolean> {
+  /** `batched`: outside a transaction, committed as the batched statements are. */
+  private async settleOnPostgres(values: PgChatSettle, batched = false): Promise<boolean> {
     const released = values.holdAmount - values.cost;
-    if ((await PG_SETTLE(db, { ...values, released })).rows.length === 2) return true;
+    const settle = (db: Kysely<Database>) => PG_SETTLE(db, { ...values, released });
+    if ((await (batched ? this.commits.durably(settle) : settle(this.db))).rows.length === 2) return true;
     const { rows } = await PG_USAGE_STATUS(this.db, { id: values.id });
     if (rows[0]?.status === 'pending') {
       throw new LedgerIntegrityError(

@@ -4,6 +4,7 @@
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Engine } from '../db.js';
 import { PgBatcher } from '../pg-batcher.js';
+import { type FlushBarrier, plainCommits } from '../pg-flush-barrier.js';
 import { type PgFinish, pgFinishTasks } from '../pg-finish-batch.js';
 import { pgInsertTasksWithHolds } from '../pg-task-batch.js';
 import { placeholderRow, prepared } from '../prepared.js';
@@ -220,23 +221,29 @@ const FINISH = prepared(
 );
 
 export class TasksRepository {
+  /** How the batched statements commit: relaxed, then a flush barrier (pg-flush-barrier.ts). */
+  private readonly commits: FlushBarrier;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly engine: Engine,
-  ) {}
+    commits?: FlushBarrier,
+  ) {
+    this.commits = commits ?? plainCommits(db);
+  }
 
   // PostgreSQL, outside a transaction: the tasks created together are written with their holds as
   // one statement (pg-task-batch.ts); alone, or declined by a batch, as a one-task statement.
   private readonly pgCreations = new PgBatcher<TaskRow, boolean>(
-    async (task) => (await PG_INSERT_WITH_HOLDS(this.db, [task]))[0] ?? false,
-    (tasks) => PG_INSERT_WITH_HOLDS(this.db, tasks),
+    async (task) => (await this.commits.durably((db) => PG_INSERT_WITH_HOLDS(db, [task])))[0] ?? false,
+    (tasks) => this.commits.durably((db) => PG_INSERT_WITH_HOLDS(db, tasks)),
   );
 
   // PostgreSQL, outside a transaction: final transitions batched with their settlements and outbox
   // rows (pg-finish-batch.ts). `null`: not finished here, run the one-task transaction instead.
   private readonly pgFinishes = new PgBatcher<PgFinish, TaskRow | null>(
-    async (item) => (await PG_FINISH(this.db, [item]))[0] ?? null,
-    (items) => PG_FINISH(this.db, items),
+    async (item) => (await this.commits.durably((db) => PG_FINISH(db, [item])))[0] ?? null,
+    (items) => this.commits.durably((db) => PG_FINISH(db, items)),
     // Two statements at a time: the order of settlements changes no outcome.
     { maxInFlight: 2 },
   );
