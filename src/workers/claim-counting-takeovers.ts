@@ -1,9 +1,7 @@
 // A claim of due tasks that also tells how many of them were taken over from a worker whose lease
-// had expired (a crashed or stalled worker): the ids with expired leases are read first, in the
-// claim's own transaction, and matched against the claimed rows. On SQLite the transaction
-// serializes writers, so the count is exact; on PostgreSQL a task another worker claims and hands
-// back between the read and the claim could be counted twice, which needs a whole step to fit
-// inside one claim's transaction.
+// had expired (a crashed or stalled worker). On PostgreSQL the claim statement says so for each row
+// it locked and claimed (one statement, exact). On SQLite the ids with expired leases are read first,
+// in the claim's own transaction, which serializes writers, so the count is exact too.
 import type { Metrics } from '../services/metrics.js';
 import { expiredLeaseIds } from '../storage/queue-stats.js';
 import type { TaskRow } from '../storage/repositories/tasks.js';
@@ -15,6 +13,11 @@ export async function claimDueCountingTakeovers(
   claim: { workerId: string; now: number | (() => number); leaseMs: number; limit: number },
 ): Promise<TaskRow[]> {
   const { workerId, leaseMs, limit } = claim;
+  if (storage.engine === 'postgres') {
+    const claimed = await storage.tasks.claimDueCountingTakeovers(workerId, claim.now, leaseMs, limit);
+    if (claimed.takeovers) metrics?.leaseTakeovers.inc(claimed.takeovers);
+    return claimed.rows;
+  }
   let takeovers = 0;
   const rows = await storage.transaction(async (tx) => {
     // The time is read when the transaction runs, not when it was queued: under load a claim can

@@ -78,11 +78,27 @@ function claimQuery(engine: Engine) {
       processing_started_at = ${p.now},
       updated_at = ${p.now}`;
       return engine === 'postgres'
-        ? sql<TaskRow>`
-          with due as (
-            select id from tasks where ${due} order by run_at limit ${p.limit} for update skip locked
+        ? // As on SQLite, each kind of due task is read in run_at order straight off the (status,
+          // run_at) index, at most `limit` of each (an OR of both sorted every pending task on each
+          // claim). A processing task with a lease owner can only be due because its lease ran out:
+          // `taken_over` tells the caller it was taken from a dead or stalled worker, in the same
+          // statement (rows of a branch beyond the final limit stay locked until it ends, unclaimed).
+          sql<TaskRow & { taken_over: boolean }>`
+          with pending_due as materialized (
+            select id, run_at, false as taken_over from tasks
+            where status = 'pending' and run_at <= ${p.now}
+            order by run_at limit ${p.limit} for update skip locked
+          ), processing_due as materialized (
+            select id, run_at, lease_owner is not null as taken_over from tasks
+            where status = 'processing' and run_at <= ${p.now}
+              and (lease_owner is null or lease_expires_at <= ${p.now})
+            order by run_at limit ${p.limit} for update skip locked
+          ), due as (
+            select id, taken_over from (
+              select * from pending_due union all select * from processing_due
+            ) both_kinds order by run_at limit ${p.limit}
           )
-          update tasks set ${set} from due where tasks.id = due.id returning tasks.*`
+          update tasks set ${set} from due where tasks.id = due.id returning tasks.*, due.taken_over`
         : // Each kind of due task is read in run_at order straight off the (status, run_at) index,
           // at most `limit` of each; an OR of both would sort every pending task on each claim.
           sql<TaskRow>`
@@ -380,14 +396,37 @@ export class TasksRepository {
    * a transaction.
    */
   async claimDue(workerId: string, now: number, leaseMs: number, limit: number): Promise<TaskRow[]> {
-    const { rows } = await CLAIM[this.engine](this.db, {
-      workerId,
-      now,
-      leaseUntil: now + leaseMs,
-      leaseMs,
-      limit,
+    return (await this.claimDueCountingTakeovers(workerId, now, leaseMs, limit)).rows;
+  }
+
+  /**
+   * As claimDue; on PostgreSQL it also counts the claimed tasks taken over from a worker whose lease
+   * had expired (undefined on SQLite, whose caller counts them in its transaction).
+   */
+  async claimDueCountingTakeovers(
+    workerId: string,
+    now: number | (() => number),
+    leaseMs: number,
+    limit: number,
+  ): Promise<{ rows: TaskRow[]; takeovers: number | undefined }> {
+    const claim = (db: Kysely<Database>) => {
+      const at = typeof now === 'function' ? now() : now;
+      return CLAIM[this.engine](db, { workerId, now: at, leaseUntil: at + leaseMs, leaseMs, limit });
+    };
+    // On PostgreSQL the time is read once a connection is ours: a claim that waited for one must not
+    // commit a lease that already ran out (another worker would take the task at once).
+    const { rows } =
+      this.engine === 'postgres' && !this.db.isTransaction
+        ? await this.db.connection().execute(claim)
+        : await claim(this.db);
+    if (this.engine !== 'postgres') return { rows, takeovers: undefined };
+    let takeovers = 0;
+    const tasks = rows.map((row) => {
+      const { taken_over, ...task } = row as TaskRow & { taken_over: boolean };
+      if (taken_over) takeovers++;
+      return task as TaskRow;
     });
-    return rows;
+    return { rows: tasks, takeovers };
   }
 
   /** Extends the lease while a worker is busy with the task; false when the lease was lost. */
