@@ -1,10 +1,12 @@
 // LISTEN/NOTIFY wake-ups between processes sharing one PostgreSQL schema.
-import { sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDb, type TestDb } from '../testing/db.js';
 import { HAVE_POSTGRES } from '../testing/services.js';
 import { openPostgres } from './db.js';
-import { PgWakeups } from './pg-wakeups.js';
+import { NOTIFY_SPACING_MS, PgWakeups } from './pg-wakeups.js';
+import type { Database } from './schema.js';
 
 const until = async (check: () => boolean, ms = 5000) => {
   const deadline = Date.now() + ms;
@@ -56,6 +58,38 @@ describe.skipIf(!HAVE_POSTGRES)('LISTEN/NOTIFY wake-ups', () => {
       await worker.close();
       await stranger.close();
       await apiDb.close();
+    }
+  });
+
+  it('a steady stream of wake-ups sends at most one NOTIFY per spacing interval, and the last one arrives', async () => {
+    let sent = 0;
+    const counting = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: db.url, max: 1 }) }),
+      log: (event) => {
+        if (event.level === 'query' && event.query.sql.includes('pg_notify')) sent++;
+      },
+    });
+    const api = new PgWakeups(counting, db.url!);
+    const worker = new PgWakeups(db.kysely, db.url!);
+    try {
+      let woken = 0;
+      worker.on('tasks', () => woken++);
+      await worker.ready();
+      const started = Date.now();
+      // One wake-up asked for every millisecond for 100 ms.
+      while (Date.now() - started < 100) {
+        api.notify('tasks');
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      const elapsed = Date.now() - started;
+      await until(() => woken >= 2);
+      await new Promise((resolve) => setTimeout(resolve, 4 * NOTIFY_SPACING_MS + 50));
+      expect(sent).toBeGreaterThanOrEqual(2);
+      expect(sent).toBeLessThanOrEqual(Math.ceil(elapsed / NOTIFY_SPACING_MS) + 2);
+    } finally {
+      await api.close();
+      await worker.close();
+      await counting.destroy();
     }
   });
 

@@ -26,6 +26,12 @@ export interface Wakeups {
   close(): Promise<void>;
 }
 
+/**
+ * Wake-ups asked for while one is being sent go out as one, at most this often per channel: under
+ * load an API process would otherwise send a NOTIFY per batch of new tasks (a round trip each),
+ * while the workers are busy and claim again as soon as a slot frees anyway.
+ */
+export const NOTIFY_SPACING_MS = 5;
 const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 5_000;
 
@@ -57,6 +63,7 @@ export class PgWakeups implements Wakeups {
   }
 
   private async send(channel: WakeupChannel): Promise<void> {
+    const startedAt = Date.now();
     try {
       const name = (await this.channelNames())[channel];
       await sql`select pg_notify(${name}, '')`.execute(this.db);
@@ -66,7 +73,9 @@ export class PgWakeups implements Wakeups {
     }
     if (this.sending.get(channel) === 'again' && !this.closed) {
       this.sending.set(channel, 'once');
-      void this.send(channel);
+      const wait = startedAt + NOTIFY_SPACING_MS - Date.now();
+      if (wait > 0) setTimeout(() => void this.send(channel), wait).unref?.();
+      else void this.send(channel);
     } else {
       this.sending.delete(channel);
     }
