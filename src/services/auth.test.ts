@@ -84,6 +84,24 @@ describe('AuthService', () => {
     expect((await auth.authenticate(authorization)).allowedModels).toEqual(['gpt-4o']);
   });
 
+  it('requests that miss the cache together share one read; one arriving after an eviction reads again', async () => {
+    const { storage, state } = fakeStorage(baseRow);
+    const auth = new AuthService(storage, manualClock(), 60_000);
+    let open!: () => void;
+    state.gate = new Promise((resolve) => (open = resolve));
+    const together = Array.from({ length: 32 }, () => auth.authenticate(authorization));
+    await Promise.resolve();
+    expect(state.loads).toBe(1);
+    state.row = { ...baseRow, rate_limit_per_min: 9 } as AuthKeyRow;
+    auth.invalidate(hashApiKey(secret));
+    const after = auth.authenticate(authorization);
+    await Promise.resolve();
+    expect(state.loads).toBe(2);
+    open();
+    expect((await Promise.all(together)).every((key) => key.rateLimitPerMin === null)).toBe(true);
+    expect((await after).rateLimitPerMin).toBe(9);
+  });
+
   it('a deleted key answers 401 once evicted', async () => {
     const { storage, state } = fakeStorage(baseRow);
     const auth = new AuthService(storage, manualClock(), 60_000);

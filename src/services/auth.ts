@@ -27,6 +27,12 @@ export class AuthService {
   private readonly cache = new Map<string, CacheEntry>();
   /** Bumped by every eviction, so a load that raced with one is not cached (see authenticate). */
   private generation = 0;
+  /**
+   * Loads under way, shared by the requests of the same key that miss the cache meanwhile (when a
+   * hot key's entry expires, every connection would otherwise read the row at once). Only within a
+   * generation: a request arriving after an eviction waits for a load of its own.
+   */
+  private readonly loading = new Map<string, { generation: number; key: Promise<AuthenticatedKey | null> }>();
 
   constructor(
     private readonly storage: Storage,
@@ -45,7 +51,7 @@ export class AuthService {
       key = cached.key;
     } else {
       const generation = this.generation;
-      key = await this.load(keyHash);
+      key = await this.loadShared(keyHash, generation);
       // An eviction during the load may mean the row we read is already stale: use it for this
       // request (it was current when the request arrived) but do not keep it.
       if (generation === this.generation && this.ttlMs > 0) {
@@ -62,6 +68,16 @@ export class AuthService {
     const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
     if (!match || !looksLikeApiKey(match[1])) throw new AppError('invalid_api_key');
     return hashApiKey(match[1]);
+  }
+
+  private loadShared(keyHash: string, generation: number): Promise<AuthenticatedKey | null> {
+    const pending = this.loading.get(keyHash);
+    if (pending && pending.generation === generation) return pending.key;
+    const key = this.load(keyHash).finally(() => {
+      if (this.loading.get(keyHash)?.key === key) this.loading.delete(keyHash);
+    });
+    this.loading.set(keyHash, { generation, key });
+    return key;
   }
 
   private async load(keyHash: string): Promise<AuthenticatedKey | null> {
