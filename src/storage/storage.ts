@@ -77,6 +77,16 @@ export class Storage {
     return this.transaction((tx) => tx.tasks.insertWithHold(task));
   }
 
+  /**
+   * Webhook attempt results, each a compare-and-set on its delivery's lease. PostgreSQL writes them
+   * as one statement, atomic by itself (a transaction around it only added BEGIN, a savepoint and
+   * COMMIT); SQLite as one transaction of single writes.
+   */
+  recordWebhookAttempts(attempts: Parameters<WebhooksRepository['recordAttempts']>[0]): Promise<boolean[]> {
+    if (this.engine === 'postgres') return this.webhooks.recordAttempts(attempts);
+    return this.transaction((tx) => tx.webhooks.recordAttempts(attempts));
+  }
+
   static from(db: Db): Storage {
     return new Storage(db.kysely, db.engine, false, db.relaxed, db.chatSyncCommit);
   }

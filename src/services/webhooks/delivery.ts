@@ -135,7 +135,7 @@ export class WebhookDeliveryService {
     this.pendingRecords = [];
     try {
       // One statement on PostgreSQL, one transaction of compare-and-sets on SQLite.
-      const recorded = await this.storage.transaction((tx) => tx.webhooks.recordAttempts(batch));
+      const recorded = await this.storage.recordWebhookAttempts(batch);
       for (const [i, r] of batch.entries()) r.done(recorded[i]);
     } catch (error) {
       for (const r of batch) r.fail(error);
