@@ -155,7 +155,8 @@ export async function startGengate(group: ProcessGroup, options: GengateOptions)
 /** The 4,096 directories LocalObjectStore files objects under (the first two base64url characters). */
 export function createObjectFanOut(root: string): void {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-  for (const first of alphabet) for (const second of alphabet) mkdirSync(join(root, first + second), { recursive: true });
+  for (const first of alphabet)
+    for (const second of alphabet) mkdirSync(join(root, first + second), { recursive: true });
 }
 
 /**

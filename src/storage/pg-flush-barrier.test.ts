@@ -51,7 +51,9 @@ describe.skipIf(!HAVE_POSTGRES)('flush barrier on PostgreSQL', () => {
     expect(await tasks.insertWithHold(newTaskRow(key, 300))).toBe(true);
     const insert = log.findIndex((line) => line.startsWith('relaxed:') && line.includes('insert into tasks'));
     // The first call also tries the barrier once before anything else (the probe).
-    const barrier = log.findLastIndex((line) => line.startsWith('strict:') && line.includes('pg_logical_emit_message'));
+    const barrier = log.findLastIndex(
+      (line) => line.startsWith('strict:') && line.includes('pg_logical_emit_message'),
+    );
     expect(insert).toBeGreaterThanOrEqual(0);
     expect(barrier).toBeGreaterThan(insert);
     expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 700, held: 300 });
@@ -62,11 +64,12 @@ describe.skipIf(!HAVE_POSTGRES)('flush barrier on PostgreSQL', () => {
     for (let i = 0; i < 20; i++) {
       const written = await barrier.durably(async (conn) => {
         await sql`select pg_logical_emit_message(true, 'gengate-test', ${String(i)})`.execute(conn);
-        return (await sql<{ at: string }>`select pg_current_wal_insert_lsn()::text as at`.execute(conn)).rows[0].at;
+        return (await sql<{ at: string }>`select pg_current_wal_insert_lsn()::text as at`.execute(conn))
+          .rows[0].at;
       });
-      const { rows } = await sql<{ flushed: string }>`select pg_current_wal_flush_lsn()::text as flushed`.execute(
-        db.kysely,
-      );
+      const { rows } = await sql<{
+        flushed: string;
+      }>`select pg_current_wal_flush_lsn()::text as flushed`.execute(db.kysely);
       expect(lsn(rows[0].flushed)).toBeGreaterThanOrEqual(lsn(written));
     }
   });
@@ -87,12 +90,24 @@ describe.skipIf(!HAVE_POSTGRES)('flush barrier on PostgreSQL', () => {
     const key = await seedKey(new Storage(db.kysely, 'postgres'), { balance: 1_000 });
     log.length = 0;
     const ref = { ...key.ref, now: Date.now() };
-    expect(await storage.chatBilling.open({ id: 'chat_sync_1', modelId: 'gpt-4o-mini', ref }, 100)).toBe(true);
+    expect(await storage.chatBilling.open({ id: 'chat_sync_1', modelId: 'gpt-4o-mini', ref }, 100)).toBe(
+      true,
+    );
     const outcome = { status: 'completed', inputTokens: 1, outputTokens: 1, cost: 40, latencyMs: 1 } as const;
     expect(await storage.chatBilling.settle(ref, 'chat_sync_1', 100, outcome)).toBe(true);
     const kinds = log.map((line) =>
-      line.includes('pg_logical_emit_message') ? 'barrier' : line.startsWith('relaxed:') ? 'relaxed' : 'other',
+      line.includes('pg_logical_emit_message')
+        ? 'barrier'
+        : line.startsWith('relaxed:')
+          ? 'relaxed'
+          : 'other',
     );
-    expect(kinds.filter((kind) => kind !== 'other')).toEqual(['barrier', 'relaxed', 'barrier', 'relaxed', 'barrier']);
+    expect(kinds.filter((kind) => kind !== 'other')).toEqual([
+      'barrier',
+      'relaxed',
+      'barrier',
+      'relaxed',
+      'barrier',
+    ]);
   });
 });

@@ -65,7 +65,12 @@ export class Storage {
     // Chat billing does not wait for the flush unless asked to (docs/scale-out.md).
     const chatCommits: FlushBarrier | undefined =
       barrier && relaxed && !chatSyncCommit ? { durably: (statement) => statement(relaxed) } : barrier;
-    this.chatBilling = new ChatBillingRepository(db, engine, (work) => this.transactionOnDb(work), chatCommits);
+    this.chatBilling = new ChatBillingRepository(
+      db,
+      engine,
+      (work) => this.transactionOnDb(work),
+      chatCommits,
+    );
   }
 
   /**

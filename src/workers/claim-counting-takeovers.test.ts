@@ -61,40 +61,43 @@ describe('claiming due tasks', () => {
   });
 });
 
-describe.skipIf(!HAVE_POSTGRES)('claiming due tasks on PostgreSQL: takeovers counted by the claim itself', () => {
-  let app: TaskTestApp;
-  let key: TestKey;
-  beforeAll(async () => {
-    app = await createTaskTestApp({ engine: 'postgres', runner: false });
-    key = await app.newKey({ balanceRub: 1_000 });
-  });
-  afterAll(async () => {
-    await expectLedgerClean(app);
-    await app.dispose();
-  });
+describe.skipIf(!HAVE_POSTGRES)(
+  'claiming due tasks on PostgreSQL: takeovers counted by the claim itself',
+  () => {
+    let app: TaskTestApp;
+    let key: TestKey;
+    beforeAll(async () => {
+      app = await createTaskTestApp({ engine: 'postgres', runner: false });
+      key = await app.newKey({ balanceRub: 1_000 });
+    });
+    afterAll(async () => {
+      await expectLedgerClean(app);
+      await app.dispose();
+    });
 
-  it('a fresh claim counts none; a claim of a task whose lease ran out counts one', async () => {
-    const counted: number[] = [];
-    const metrics = { leaseTakeovers: { inc: (n: number) => counted.push(n) } } as unknown as Metrics;
-    const created = await app.ctx.tasks.create({
-      key: await app.ctx.auth.authenticate(key.auth.authorization),
-      params: { model_name: 'seedance-2' },
+    it('a fresh claim counts none; a claim of a task whose lease ran out counts one', async () => {
+      const counted: number[] = [];
+      const metrics = { leaseTakeovers: { inc: (n: number) => counted.push(n) } } as unknown as Metrics;
+      const created = await app.ctx.tasks.create({
+        key: await app.ctx.auth.authenticate(key.auth.authorization),
+        params: { model_name: 'seedance-2' },
+      });
+      const start = Date.now() + 1_000;
+      const claim = (workerId: string, now: number) =>
+        claimDueCountingTakeovers(app.ctx.storage, metrics, { workerId, now, leaseMs: 500, limit: 10 });
+      expect((await claim('worker-a', start)).map((t) => t.id)).toEqual([created.id]);
+      expect(counted).toEqual([]);
+      // Still leased: nothing for another worker.
+      expect(await claim('worker-b', start + 100)).toEqual([]);
+      const taken = await claim('worker-b', start + 600);
+      expect(taken.map((t) => t.id)).toEqual([created.id]);
+      expect(taken[0]).not.toHaveProperty('taken_over');
+      expect(counted).toEqual([1]);
+      await app.ctx.storage.tasks.release(created.id, 'worker-b', {
+        runAt: start + 600,
+        providerState: null,
+        now: start + 600,
+      });
     });
-    const start = Date.now() + 1_000;
-    const claim = (workerId: string, now: number) =>
-      claimDueCountingTakeovers(app.ctx.storage, metrics, { workerId, now, leaseMs: 500, limit: 10 });
-    expect((await claim('worker-a', start)).map((t) => t.id)).toEqual([created.id]);
-    expect(counted).toEqual([]);
-    // Still leased: nothing for another worker.
-    expect(await claim('worker-b', start + 100)).toEqual([]);
-    const taken = await claim('worker-b', start + 600);
-    expect(taken.map((t) => t.id)).toEqual([created.id]);
-    expect(taken[0]).not.toHaveProperty('taken_over');
-    expect(counted).toEqual([1]);
-    await app.ctx.storage.tasks.release(created.id, 'worker-b', {
-      runAt: start + 600,
-      providerState: null,
-      now: start + 600,
-    });
-  });
-});
+  },
+);

@@ -4,8 +4,8 @@
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Engine } from '../db.js';
 import { PgBatcher } from '../pg-batcher.js';
-import { type FlushBarrier, plainCommits } from '../pg-flush-barrier.js';
 import { type PgFinish, pgFinishTasks } from '../pg-finish-batch.js';
+import { type FlushBarrier, plainCommits } from '../pg-flush-barrier.js';
 import { pgInsertTasksWithHolds } from '../pg-task-batch.js';
 import { placeholderRow, prepared } from '../prepared.js';
 import type { Database, TasksTable } from '../schema.js';
@@ -59,10 +59,6 @@ const FOR_OWNER = prepared((db, p: { taskId: string; accountId: number }) =>
 function claimQuery(engine: Engine) {
   return prepared(
     (_db, p: { workerId: string; now: number; leaseUntil: number; leaseMs: number; limit: number }) => {
-      const due = sql`(
-      (status = 'pending' and run_at <= ${p.now})
-      or (status = 'processing' and run_at <= ${p.now} and (lease_owner is null or lease_expires_at <= ${p.now}))
-    )`;
       // The provider timeout counts only the time the task was in a worker's hands or waiting for its
       // scheduled poll. A released task counts up to its run_at, not the backlog after it; a task
       // taken over from a dead worker counts up to that worker's last lease renewal, not the outage.
