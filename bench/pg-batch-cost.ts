@@ -1,0 +1,76 @@
+// What one batched chat statement costs PostgreSQL, by batch size: the hold (with its pending usage
+// row) and the settlement (with the usage row's outcome) of N requests of one key, sent one
+// statement at a time on the relaxed pool, as gengate sends them. The time per statement at N = 1 is
+// the statement's fixed cost; the slope between sizes is the cost per request.
+//   node bin/run-ts.mjs bench/pg-batch-cost.ts [statements per size, 300] [sizes, 1,8,16,32]
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { uuidV7 } from '../src/domain/ids.js';
+import { openPostgres } from '../src/storage/db.js';
+import { migrateToLatest } from '../src/storage/migrations.js';
+import { pgOpenMany, pgSettleMany } from '../src/storage/pg-chat-batch.js';
+import { Storage } from '../src/storage/storage.js';
+import { seedKey } from '../src/testing/storage-fixtures.js';
+import { PG_URL } from './gengate.js';
+
+const rounds = Number(process.argv[2] ?? 300);
+const sizes = (process.argv[3] ?? '1,8,16,32').split(',').map(Number);
+
+const schema = `bench_pgbc_${randomUUID().slice(0, 8)}`;
+const admin = openPostgres(PG_URL, 1);
+await sql.raw(`create schema ${schema}`).execute(admin.kysely);
+const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+const db = openPostgres(url, 2, { relaxedCommits: true });
+try {
+  await migrateToLatest(db);
+  const key = await seedKey(Storage.from(db), { balance: 1e15 });
+  const relaxed = db.relaxed ?? db.kysely;
+  console.log(
+    '| requests per statement | hold, ms per statement | per request | settlement, ms per statement | per request |',
+  );
+  console.log('|---|---|---|---|---|');
+  for (const size of sizes) {
+    let holdMs = 0;
+    let settleMs = 0;
+    for (let round = 0; round < rounds; round++) {
+      const now = Date.now();
+      const items = Array.from({ length: size }, () => ({
+        id: `chat_${uuidV7()}`,
+        keyId: key.keyId,
+        accountId: key.ref.accountId,
+        modelId: 'gpt-4o-mini',
+        amount: 100,
+        now,
+        processId: null,
+      }));
+      let started = process.hrtime.bigint();
+      if ((await pgOpenMany(relaxed, items)).some((held) => !held)) throw new Error('a hold was declined');
+      holdMs += Number(process.hrtime.bigint() - started) / 1e6;
+      started = process.hrtime.bigint();
+      const settlements = items.map((item) => ({
+        id: item.id,
+        keyId: item.keyId,
+        accountId: item.accountId,
+        holdAmount: 100,
+        cost: 40,
+        status: 'completed' as const,
+        inputTokens: 10,
+        outputTokens: 10,
+        latencyMs: 1,
+        now,
+      }));
+      if ((await pgSettleMany(relaxed, settlements)).some((settled) => !settled))
+        throw new Error('a settlement was declined');
+      settleMs += Number(process.hrtime.bigint() - started) / 1e6;
+    }
+    const hold = holdMs / rounds;
+    const settle = settleMs / rounds;
+    console.log(
+      `| ${size} | ${hold.toFixed(3)} | ${(hold / size).toFixed(3)} | ${settle.toFixed(3)} | ${(settle / size).toFixed(3)} |`,
+    );
+  }
+} finally {
+  await db.close();
+  await sql.raw(`drop schema ${schema} cascade`).execute(admin.kysely);
+  await admin.close();
+}
