@@ -96,7 +96,7 @@ export function openSqlite(file: string, options: { backgroundCheckpoint?: boole
 
 /**
  * Connections of the relaxed pool: the batched statements in flight (chat holds 1, chat settlements
- * 2, new tasks 1, final transitions 2) and two spares.
+ * 1, new tasks 1, final transitions 2) and spares.
  */
 const RELAXED_POOL_SIZE = 8;
 
@@ -147,6 +147,6 @@ export function openDatabase(options: {
   pgChatSyncCommit?: boolean;
 }): Db {
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, 10, { relaxedCommits: !options.pgChatSyncCommit })
+    ? openPostgres(options.databaseUrl, 10, { relaxedCommits: true, chatSyncCommit: options.pgChatSyncCommit })
     : openSqlite(join(options.dataDir, 'gengate.db'), { backgroundCheckpoint: true });
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDb, type TestDb } from '../testing/db.js';
 import { HAVE_POSTGRES } from '../testing/services.js';
 import { seedKey } from '../testing/storage-fixtures.js';
-import { openPostgres } from './db.js';
+import { openDatabase, openPostgres } from './db.js';
 import type { Database } from './schema.js';
 import { Storage } from './storage.js';
 
@@ -26,6 +26,18 @@ describe.skipIf(!HAVE_POSTGRES)('relaxed commits for chat billing on PostgreSQL'
     expect(db.relaxed).toBeDefined();
     expect(await setting(db.relaxed!)).toBe('off');
     expect(await setting(db.kysely)).toBe('on');
+  });
+
+  it('a server opened with PG_CHAT_SYNC_COMMIT keeps the relaxed pool (for the flush barrier) and says so', async () => {
+    for (const pgChatSyncCommit of [false, true]) {
+      const opened = openDatabase({ databaseUrl: db.url, dataDir: '/nonexistent', pgChatSyncCommit });
+      try {
+        expect(opened.relaxed).toBeDefined();
+        expect(opened.chatSyncCommit).toBe(pgChatSyncCommit);
+      } finally {
+        await opened.close();
+      }
+    }
   });
 
   it('without relaxedCommits there is no relaxed pool', async () => {
