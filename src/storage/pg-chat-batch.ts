@@ -15,6 +15,7 @@
 //   A usage id twice in one batch is declined the second time.
 import { type Kysely, sql } from 'kysely';
 import { holdCtes, settleCtes } from './pg-hold-ctes.js';
+import { PLAN_EACH_CALL } from './pg-named-statements.js';
 import type { UsageOutcome } from './repositories/usage.js';
 import type { Database } from './schema.js';
 
@@ -69,7 +70,11 @@ export async function pgOpenMany(db: Kysely<Database>, items: PgChatOpen[]): Pro
 export async function pgSettleMany(db: Kysely<Database>, all: PgChatSettle[]): Promise<(true | undefined)[]> {
   const seen = new Set<string>();
   const items = all.filter((item) => !seen.has(item.id) && seen.add(item.id));
-  const { rows } = await sql<{ task_id: string }>`
+  // Planned on every call. A kept (generic) plan found the pending usage rows through the partial
+  // index of pending rows, whose dead entries grow with every settled request until a vacuum: on a
+  // fresh database under chat load a settlement statement went from 0.5 to 3 ms within seconds.
+  // Planned with its values, it looks each row up by its id.
+  const { rows } = await sql<{ task_id: string }>`${sql.raw(PLAN_EACH_CALL)}
     with input as (
       select * from unnest(
         ${column(items, 'id')}::text[], ${column(items, 'keyId')}::bigint[],
@@ -85,8 +90,11 @@ export async function pgSettleMany(db: Kysely<Database>, all: PgChatSettle[]): P
           cost = i.cost, latency_ms = i.latency_ms
       from input i
       where u.id = i.id and u.status = 'pending'
-        and exists (select 1 from ledger_entries e where e.task_id = i.id and e.kind = 'hold'
-                    and e.key_id = i.key_id and e.amount = i.hold_amount)
+        -- The hold is found by its (task_id, kind) key alone: the LIMIT keeps the lookup out of the
+        -- join, where a generic plan could scan every entry of the (hot) key instead.
+        and exists (select 1 from (select key_id, amount from ledger_entries
+                                   where task_id = i.id and kind = 'hold' limit 1) h
+                    where h.key_id = i.key_id and h.amount = i.hold_amount)
       returning u.id
     ), done as (
       select i.*, i.hold_amount - i.cost as released
