@@ -147,6 +147,9 @@ export function openDatabase(options: {
   pgChatSyncCommit?: boolean;
 }): Db {
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, 10, { relaxedCommits: true, chatSyncCommit: options.pgChatSyncCommit })
+    ? openPostgres(options.databaseUrl, 10, {
+        relaxedCommits: true,
+        chatSyncCommit: options.pgChatSyncCommit,
+      })
     : openSqlite(join(options.dataDir, 'gengate.db'), { backgroundCheckpoint: true });
 }
