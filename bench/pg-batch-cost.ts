@@ -3,26 +3,17 @@
 // statement at a time on the relaxed pool, as gengate sends them. The time per statement at N = 1 is
 // the statement's fixed cost; the slope between sizes is the cost per request.
 //   node bin/run-ts.mjs bench/pg-batch-cost.ts [statements per size, 300] [sizes, 1,8,16,32]
-import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import { uuidV7 } from '../src/domain/ids.js';
-import { openPostgres } from '../src/storage/db.js';
-import { migrateToLatest } from '../src/storage/migrations.js';
 import { pgOpenMany, pgSettleMany } from '../src/storage/pg-chat-batch.js';
 import { Storage } from '../src/storage/storage.js';
 import { seedKey } from '../src/testing/storage-fixtures.js';
-import { PG_URL } from './gengate.js';
+import { freshSchema } from './pg-schema.js';
 
 const rounds = Number(process.argv[2] ?? 300);
 const sizes = (process.argv[3] ?? '1,8,16,32').split(',').map(Number);
 
-const schema = `bench_pgbc_${randomUUID().slice(0, 8)}`;
-const admin = openPostgres(PG_URL, 1);
-await sql.raw(`create schema ${schema}`).execute(admin.kysely);
-const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-const db = openPostgres(url, 2, { relaxedCommits: true });
+const { db, drop } = await freshSchema('bench_pgbc', 2);
 try {
-  await migrateToLatest(db);
   const key = await seedKey(Storage.from(db), { balance: 1e15 });
   const relaxed = db.relaxed ?? db.kysely;
   console.log(
@@ -70,7 +61,5 @@ try {
     );
   }
 } finally {
-  await db.close();
-  await sql.raw(`drop schema ${schema} cascade`).execute(admin.kysely);
-  await admin.close();
+  await drop();
 }

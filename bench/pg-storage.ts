@@ -5,33 +5,12 @@
 // statement per request (what it ran before issue 17).
 // The two are alternated round by round, so a busy machine slows both alike.
 //   node bin/run-ts.mjs bench/pg-storage.ts [seconds per round, 3] [rounds, 3] [in flight, 32]
-import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import { uuidV7 } from '../src/domain/ids.js';
-import { type Db, openPostgres } from '../src/storage/db.js';
-import { migrateToLatest } from '../src/storage/migrations.js';
 import { Storage } from '../src/storage/storage.js';
 import { newTaskRow, seedKey, seedTask } from '../src/testing/storage-fixtures.js';
-import { PG_URL } from './gengate.js';
+import { freshSchema } from './pg-schema.js';
 
 const [seconds = 3, rounds = 3, inFlight = 32] = process.argv.slice(2).map(Number);
-
-async function freshSchema(): Promise<{ db: Db; drop: () => Promise<void> }> {
-  const schema = `bench_pgs_${randomUUID().slice(0, 8)}`;
-  const admin = openPostgres(PG_URL, 1);
-  await sql.raw(`create schema ${schema}`).execute(admin.kysely);
-  const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-  const db = openPostgres(url, 10, { relaxedCommits: true });
-  await migrateToLatest(db);
-  return {
-    db,
-    drop: async () => {
-      await db.close();
-      await sql.raw(`drop schema ${schema} cascade`).execute(admin.kysely);
-      await admin.close();
-    },
-  };
-}
 
 /** Runs `one` from `inFlight` loops for `seconds`; returns completions per second. */
 async function rate(one: () => Promise<unknown>): Promise<number> {
@@ -49,7 +28,7 @@ async function rate(one: () => Promise<unknown>): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const { db, drop } = await freshSchema();
+  const { db, drop } = await freshSchema('bench_pgs', 10);
   try {
     const storage = Storage.from(db);
     const key = await seedKey(storage, { balance: 1e15 });
