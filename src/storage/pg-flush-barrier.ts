@@ -10,9 +10,9 @@
 // statement's in the WAL. PostgreSQL flushes the WAL in order, so once the barrier has committed
 // the statement is on disk too. The barrier must write WAL of its own, or its commit would not wait:
 // it emits an empty transactional logical-decoding message (prefix `gengate`), which any role may.
-// Should the server refuse it, the process goes back to plain synchronous statements. The callers get exactly the promise of a synchronous commit; the
-// key's row is free while the disk works, and concurrent flushes are shared by PostgreSQL's own
-// group commit.
+// Should the server refuse it, the process goes back to plain synchronous statements. The callers
+// get exactly the promise of a synchronous commit; the key's row is free while the disk works, and
+// concurrent flushes are shared by PostgreSQL's own group commit.
 //
 // What others may see before the flush: the rows themselves (a task in GET /tasks, a balance),
 // never an effect outside the database. Anything that acts on them (a worker's claim, a webhook
@@ -25,8 +25,8 @@ export interface FlushBarrier {
   durably<T>(statement: (db: Kysely<Database>) => Promise<T>): Promise<T>;
 }
 
-/** Without a relaxed pool: the statement commits synchronously by itself. */
-export function plainCommits(db: Kysely<Database>): FlushBarrier {
+/** No barrier: the statement runs on `db` and is answered after its own commit, as `db` commits. */
+export function commitsOn(db: Kysely<Database>): FlushBarrier {
   return { durably: (statement) => statement(db) };
 }
 

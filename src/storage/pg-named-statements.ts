@@ -70,8 +70,3 @@ export function nameRecurringStatements(pool: pg.Pool): void {
     };
   });
 }
-
-/** For tests: how many texts have a name. */
-export function namedStatementCount(): number {
-  return names.size;
-}

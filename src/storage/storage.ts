@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Db, Engine } from './db.js';
 import { GroupCommit } from './group-commit.js';
-import { type FlushBarrier, flushBarrier } from './pg-flush-barrier.js';
+import { commitsOn, flushBarrier } from './pg-flush-barrier.js';
 import { PgGroupCommit } from './pg-group-commit.js';
 import { AccountsRepository } from './repositories/accounts.js';
 import { AnalyticsRepository } from './repositories/analytics.js';
@@ -63,8 +63,7 @@ export class Storage {
     this.usage = new UsageRepository(db);
     this.analytics = new AnalyticsRepository(db);
     // Chat billing does not wait for the flush unless asked to (docs/scale-out.md).
-    const chatCommits: FlushBarrier | undefined =
-      barrier && relaxed && !chatSyncCommit ? { durably: (statement) => statement(relaxed) } : barrier;
+    const chatCommits = barrier && relaxed && !chatSyncCommit ? commitsOn(relaxed) : barrier;
     this.chatBilling = new ChatBillingRepository(
       db,
       engine,

@@ -15,7 +15,7 @@ import { sql } from 'kysely';
 import type { Engine } from '../db.js';
 import { PgBatcher } from '../pg-batcher.js';
 import { type PgChatOpen, type PgChatSettle, pgOpenMany, pgSettleMany } from '../pg-chat-batch.js';
-import { type FlushBarrier, plainCommits } from '../pg-flush-barrier.js';
+import { type FlushBarrier, commitsOn } from '../pg-flush-barrier.js';
 import { prepared } from '../prepared.js';
 import type { Database } from '../schema.js';
 import { type KeyRef, LedgerIntegrityError, LedgerRepository, pgSettlementEntries } from './ledger.js';
@@ -123,7 +123,7 @@ export class ChatBillingRepository {
     private readonly transact: Transact,
     commits?: FlushBarrier,
   ) {
-    this.commits = commits ?? plainCommits(db);
+    this.commits = commits ?? commitsOn(db);
   }
 
   // PostgreSQL, outside a transaction: the holds and the settlements that arrive while one is in
@@ -135,15 +135,15 @@ export class ChatBillingRepository {
   // One statement in flight, as for holds: every settlement of a hot key locks its row, so a second
   // statement only waited for the first and halved the batches (bench/NOTES.md, round 6).
   private readonly pgSettles = new PgBatcher<PgChatSettle, boolean>(
-    (values) => this.settleOnPostgres(values, true),
+    (values) => this.settleOnPostgres(values),
     (items) => this.commits.durably((db) => pgSettleMany(db, items)),
   );
 
-  /** `batched`: outside a transaction, committed as the batched statements are. */
-  private async settleOnPostgres(values: PgChatSettle, batched = false): Promise<boolean> {
+  // Inside a transaction `commits` runs the statement in it; outside, as the batched statements commit.
+  private async settleOnPostgres(values: PgChatSettle): Promise<boolean> {
     const released = values.holdAmount - values.cost;
-    const settle = (db: Kysely<Database>) => PG_SETTLE(db, { ...values, released });
-    if ((await (batched ? this.commits.durably(settle) : settle(this.db))).rows.length === 2) return true;
+    const settled = await this.commits.durably((db) => PG_SETTLE(db, { ...values, released }));
+    if (settled.rows.length === 2) return true;
     const { rows } = await PG_USAGE_STATUS(this.db, { id: values.id });
     if (rows[0]?.status === 'pending') {
       throw new LedgerIntegrityError(

@@ -5,7 +5,7 @@ import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Engine } from '../db.js';
 import { PgBatcher } from '../pg-batcher.js';
 import { type PgFinish, pgFinishTasks } from '../pg-finish-batch.js';
-import { type FlushBarrier, plainCommits } from '../pg-flush-barrier.js';
+import { type FlushBarrier, commitsOn } from '../pg-flush-barrier.js';
 import { pgInsertTasksWithHolds } from '../pg-task-batch.js';
 import { placeholderRow, prepared } from '../prepared.js';
 import type { Database, TasksTable } from '../schema.js';
@@ -241,7 +241,7 @@ export class TasksRepository {
     private readonly engine: Engine,
     commits?: FlushBarrier,
   ) {
-    this.commits = commits ?? plainCommits(db);
+    this.commits = commits ?? commitsOn(db);
   }
 
   // PostgreSQL, outside a transaction: the tasks created together are written with their holds as
