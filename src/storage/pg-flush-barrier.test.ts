@@ -1,24 +1,18 @@
 // The batched hot statements commit on the relaxed pool and their callers are answered only once the
 // WAL holding them is on disk; a server that refuses the barrier gets plain synchronous statements.
-import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDb, type TestDb } from '../testing/db.js';
+import { recordingKysely } from '../testing/recording-kysely.js';
 import { HAVE_POSTGRES } from '../testing/services.js';
 import { newTaskRow, seedKey } from '../testing/storage-fixtures.js';
 import { flushBarrier } from './pg-flush-barrier.js';
 import type { Database } from './schema.js';
 import { Storage } from './storage.js';
 
-/** A Kysely on its own pool that records the SQL it runs, in order, into `log` with `label`. */
-function recording(url: string, label: string, log: string[]): Kysely<Database> {
-  return new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }),
-    log: (event) => {
-      if (event.level === 'query') log.push(`${label}: ${event.query.sql.replace(/\s+/g, ' ').trim()}`);
-    },
-  });
-}
+/** Records the SQL that `kysely` runs, in order, into `log` with `label`. */
+const recording = (url: string, label: string, log: string[]) =>
+  recordingKysely(url, (text) => log.push(`${label}: ${text.replace(/\s+/g, ' ').trim()}`));
 
 const lsn = (text: string) => {
   const [high, low] = text.split('/');

@@ -1,12 +1,11 @@
 // LISTEN/NOTIFY wake-ups between processes sharing one PostgreSQL schema.
-import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDb, type TestDb } from '../testing/db.js';
+import { recordingKysely } from '../testing/recording-kysely.js';
 import { HAVE_POSTGRES } from '../testing/services.js';
 import { openPostgres } from './db.js';
 import { NOTIFY_SPACING_MS, PgWakeups } from './pg-wakeups.js';
-import type { Database } from './schema.js';
 
 const until = async (check: () => boolean, ms = 5000) => {
   const deadline = Date.now() + ms;
@@ -63,12 +62,13 @@ describe.skipIf(!HAVE_POSTGRES)('LISTEN/NOTIFY wake-ups', () => {
 
   it('a steady stream of wake-ups sends at most one NOTIFY per spacing interval, and the last one arrives', async () => {
     let sent = 0;
-    const counting = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: db.url, max: 1 }) }),
-      log: (event) => {
-        if (event.level === 'query' && event.query.sql.includes('pg_notify')) sent++;
+    const counting = recordingKysely(
+      db.url!,
+      (text) => {
+        if (text.includes('pg_notify')) sent++;
       },
-    });
+      1,
+    );
     const api = new PgWakeups(counting, db.url!);
     const worker = new PgWakeups(db.kysely, db.url!);
     try {

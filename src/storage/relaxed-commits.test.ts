@@ -1,10 +1,10 @@
 // Chat billing on PostgreSQL commits on the relaxed pool (synchronous_commit off) without waiting for
 // the flush; top-ups and the other unbatched writes run on the main pool.
 import { randomUUID } from 'node:crypto';
-import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDb, type TestDb } from '../testing/db.js';
+import { recordingKysely } from '../testing/recording-kysely.js';
 import { HAVE_POSTGRES } from '../testing/services.js';
 import { seedKey } from '../testing/storage-fixtures.js';
 import { openDatabase, openPostgres } from './db.js';
@@ -51,12 +51,7 @@ describe.skipIf(!HAVE_POSTGRES)('relaxed commits for chat billing on PostgreSQL'
 
   it('chat holds and settlements go through the relaxed pool, with exact balances', async () => {
     const seen: string[] = [];
-    const counting = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: db.url, max: 2 }) }),
-      log: (event) => {
-        if (event.level === 'query') seen.push(event.query.sql);
-      },
-    });
+    const counting = recordingKysely(db.url!, (text) => seen.push(text));
     try {
       const storage = new Storage(db.kysely, 'postgres', false, counting);
       const key = await seedKey(storage, { balance: 1_000 });
