@@ -85,7 +85,8 @@ describe.skipIf(!HAVE_POSTGRES)('LISTEN/NOTIFY wake-ups', () => {
       await until(() => woken >= 2);
       await new Promise((resolve) => setTimeout(resolve, 4 * NOTIFY_SPACING_MS + 50));
       expect(sent).toBeGreaterThanOrEqual(2);
-      expect(sent).toBeLessThanOrEqual(Math.ceil(elapsed / NOTIFY_SPACING_MS) + 2);
+      // Timers and Date.now() count whole milliseconds, so two sends can be 1 ms closer than the spacing.
+      expect(sent).toBeLessThanOrEqual(Math.ceil(elapsed / (NOTIFY_SPACING_MS - 1)) + 2);
     } finally {
       await api.close();
       await worker.close();

@@ -38,6 +38,8 @@ const RECONNECT_MAX_MS = 5_000;
 export class PgWakeups implements Wakeups {
   private readonly listeners = new Map<WakeupChannel, Set<() => void>>();
   private readonly sending = new Map<WakeupChannel, 'once' | 'again'>();
+  /** When each channel's last NOTIFY was sent, for the spacing. */
+  private readonly lastSentAt = new Map<WakeupChannel, number>();
   private names: Promise<Record<WakeupChannel, string>> | undefined;
   private client: pg.Client | undefined;
   private connecting: Promise<void> | undefined;
@@ -59,11 +61,18 @@ export class PgWakeups implements Wakeups {
       return;
     }
     this.sending.set(channel, 'once');
-    void this.send(channel);
+    this.sendSpaced(channel);
+  }
+
+  /** Sends now, or once NOTIFY_SPACING_MS have passed since the channel's last NOTIFY. */
+  private sendSpaced(channel: WakeupChannel): void {
+    const wait = (this.lastSentAt.get(channel) ?? Number.NEGATIVE_INFINITY) + NOTIFY_SPACING_MS - Date.now();
+    if (wait > 0) setTimeout(() => void this.send(channel), wait).unref?.();
+    else void this.send(channel);
   }
 
   private async send(channel: WakeupChannel): Promise<void> {
-    const startedAt = Date.now();
+    this.lastSentAt.set(channel, Date.now());
     try {
       const name = (await this.channelNames())[channel];
       await sql`select pg_notify(${name}, '')`.execute(this.db);
@@ -73,9 +82,7 @@ export class PgWakeups implements Wakeups {
     }
     if (this.sending.get(channel) === 'again' && !this.closed) {
       this.sending.set(channel, 'once');
-      const wait = startedAt + NOTIFY_SPACING_MS - Date.now();
-      if (wait > 0) setTimeout(() => void this.send(channel), wait).unref?.();
-      else void this.send(channel);
+      this.sendSpaced(channel);
     } else {
       this.sending.delete(channel);
     }
