@@ -29,9 +29,9 @@ let counter = 0;
 export const PLAN_EACH_CALL = '/* gengate: plan each call */';
 
 function nameOf(text: string): string | undefined {
-  if (text.includes(PLAN_EACH_CALL)) return undefined;
+  // Named texts first: the common case costs one lookup, and a PLAN_EACH_CALL text is never named.
   const name = names.get(text);
-  if (name !== undefined || retired.has(text)) return name;
+  if (name !== undefined || retired.has(text) || text.includes(PLAN_EACH_CALL)) return name;
   if (!candidates.has(text)) {
     if (candidates.size >= MAX_CANDIDATES) candidates.clear();
     candidates.add(text);
