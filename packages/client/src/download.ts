@@ -22,16 +22,19 @@ export async function downloadTo(
     await counted.pipeTo(destination, signal ? { signal } : {});
     return bytes;
   }
-  const [{ createWriteStream }, { rename, rm }, { Writable }] = await Promise.all([
-    importNode<typeof import('node:fs')>('node:fs'),
+  const [{ open, rename, rm }, { Writable }] = await Promise.all([
     importNode<typeof import('node:fs/promises')>('node:fs/promises'),
     importNode<typeof import('node:stream')>('node:stream'),
   ]);
   const partial = `${destination}.part`;
+  // The file is opened before any byte flows: a stream that opened it lazily could create it after
+  // a failed download had already removed it.
+  const sink = (await open(partial, 'w')).createWriteStream();
   try {
-    await counted.pipeTo(Writable.toWeb(createWriteStream(partial)), signal ? { signal } : {});
+    await counted.pipeTo(Writable.toWeb(sink), signal ? { signal } : {});
     await rename(partial, destination);
   } catch (error) {
+    if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
     await rm(partial, { force: true });
     throw error;
   }
