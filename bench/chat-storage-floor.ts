@@ -8,6 +8,7 @@
 import { type Kysely, sql } from 'kysely';
 import { uuidV7 } from '../src/domain/ids.js';
 import { prepared } from '../src/storage/prepared.js';
+import { ChatHoldsRepository } from '../src/storage/repositories/chat-holds.js';
 import { type KeyRef, LedgerRepository } from '../src/storage/repositories/ledger.js';
 import { UsageRepository } from '../src/storage/repositories/usage.js';
 import type { Database } from '../src/storage/schema.js';
@@ -42,10 +43,14 @@ export async function measureFloor(
     await inOneCommit(ids, (trx, id) => {
       if (!new LedgerRepository(trx, 'sqlite').holdInSqliteTransaction(ref, id, 1_000))
         throw new Error('hold refused');
-      new UsageRepository(trx).createPendingInSqliteTransaction({ ...ref, id, modelId: 'gpt-4o-mini' });
+      const opening = { ...ref, id, modelId: 'gpt-4o-mini', amount: 1_000, processId: null };
+      new ChatHoldsRepository(trx).openInSqliteTransaction(opening);
     });
     await inOneCommit(ids, (trx, id) => {
-      if (!new UsageRepository(trx).finishInSqliteTransaction(id, outcome)) throw new Error('not pending');
+      const hold = new ChatHoldsRepository(trx).closeInSqliteTransaction(id);
+      if (!hold) throw new Error('no open hold');
+      const request = { ...ref, id, modelId: hold.model_id, createdAt: Number(hold.created_at) };
+      new UsageRepository(trx).recordInSqliteTransaction(request, outcome);
       new LedgerRepository(trx, 'sqlite').settleInSqliteTransaction(ref, id, 1_000, outcome.cost);
     });
   }

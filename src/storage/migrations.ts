@@ -410,6 +410,35 @@ function migrations(engine: Engine): Record<string, Migration> {
         for (const index of indexes.rows) await sql.raw(index.sql).execute(db);
       },
     },
+    '009_chat_holds': {
+      async up(db: AnyDb) {
+        // An open chat hold is a row of its own, deleted when the hold is settled, and the request's
+        // usage row is written once, complete, at the settlement. A pending usage row was written
+        // twice (opened, then completed by a non-HOT update of three indexes), and finding it again
+        // took a partial index whose dead entries grew with every request. Only the primary key:
+        // the table holds the requests in flight, and the sweeps that read it by process or by age
+        // scan those few rows.
+        await db.schema
+          .createTable('chat_holds')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'bigint', (c) => c.notNull())
+          .addColumn('key_id', 'bigint', (c) => c.notNull())
+          .addColumn('model_id', 'text', (c) => c.notNull())
+          .addColumn('amount', 'bigint', (c) => c.notNull())
+          .addColumn('process_id', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .$call(textKeyed)
+          .execute();
+        // Requests in flight during the upgrade: their holds move over (the hold entry has the amount),
+        // and their pending usage rows go; the settlement writes them again, complete.
+        await sql`insert into chat_holds (id, account_id, key_id, model_id, amount, process_id, created_at)
+          select u.id, u.account_id, u.key_id, u.model_id, h.amount, u.process_id, u.created_at
+          from usage_records u join ledger_entries h on h.task_id = u.id and h.kind = 'hold'
+          where u.status = 'pending'`.execute(db);
+        await sql`delete from usage_records where status = 'pending'`.execute(db);
+        await db.schema.dropIndex('usage_pending').execute();
+      },
+    },
     '005_panel_auth': {
       async up(db: AnyDb) {
         // Panel two-factor authentication: the TOTP secret (kept readable: verifying needs it; it is
@@ -455,7 +484,14 @@ const PG_MIGRATION_LOCK = 7_463_127_001;
  * PostgreSQL advisory lock let one process migrate while the others wait, then find nothing to do.
  */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const all = Object.entries(migrations(db.engine)).sort(([a], [b]) => a.localeCompare(b));
+  return migrateThrough(db);
+}
+
+/** migrateToLatest, stopping after migration `last` (tests of a migration start from the schema before it). */
+export async function migrateThrough(db: Db, last?: string): Promise<string[]> {
+  const all = Object.entries(migrations(db.engine))
+    .filter(([name]) => last === undefined || name.localeCompare(last) <= 0)
+    .sort(([a], [b]) => a.localeCompare(b));
   return db.kysely.transaction().execute(async (trx) => {
     const tx = trx as unknown as AnyDb;
     if (db.engine === 'postgres') await sql`select pg_advisory_xact_lock(${PG_MIGRATION_LOCK})`.execute(tx);

@@ -58,7 +58,7 @@ describe.skipIf(!HAVE_POSTGRES)('relaxed commits for chat billing on PostgreSQL'
       const id = randomUUID();
       const ref = { ...key.ref, now: Date.now() };
       expect(await storage.chatBilling.open({ id, modelId: 'gpt-4o-mini', ref }, 300)).toBe(true);
-      expect(seen.some((text) => /insert into usage_records/.test(text))).toBe(true);
+      expect(seen.some((text) => /insert into chat_holds/.test(text))).toBe(true);
       const outcome = {
         status: 'completed',
         inputTokens: 1,
@@ -67,7 +67,7 @@ describe.skipIf(!HAVE_POSTGRES)('relaxed commits for chat billing on PostgreSQL'
         latencyMs: 3,
       } as const;
       expect(await storage.chatBilling.settle(ref, id, 300, outcome)).toBe(true);
-      expect(seen.some((text) => /update usage_records/.test(text))).toBe(true);
+      expect(seen.some((text) => /insert into usage_records/.test(text))).toBe(true);
       expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 880, held: 0 });
       // Other money movements commit on the main pool.
       const before = seen.length;

@@ -160,8 +160,22 @@ export interface UsageRecordsTable {
   status: string;
   latency_ms: number;
   created_at: number;
-  /** The process serving the request while it is pending (null: opened before leases existed). */
+  /** Unused since chat holds have their own table (chat_holds.process_id); kept for old rows. */
   process_id: string | null;
+}
+
+/** One row per chat request in flight: its open hold, deleted when the hold is settled. */
+export interface ChatHoldsTable {
+  /** The request's id: its usage row's and its ledger entries' reference. */
+  id: string;
+  account_id: number;
+  key_id: number;
+  model_id: string;
+  /** Micro-rubles held (the hold entry's amount). */
+  amount: number;
+  /** The process serving the request, whose lease keeps the hold open (null: no lease). */
+  process_id: string | null;
+  created_at: number;
 }
 
 /** One row per process serving chat: its holds are released once `expires_at` has passed. */
@@ -220,6 +234,7 @@ export interface Database {
   audit_log: AuditLogTable;
   settings: SettingsTable;
   usage_records: UsageRecordsTable;
+  chat_holds: ChatHoldsTable;
   usage_daily: UsageDailyTable;
   usage_days_sealed: UsageDaysSealedTable;
   task_outcomes_daily: TaskOutcomesDailyTable;

@@ -72,17 +72,21 @@ describe('SQLite direct statements', () => {
     const other = new BetterSqlite3(db.file as string);
     try {
       other.prepare('begin immediate').run();
-      let finished: boolean | undefined;
+      let finished = false;
       const write = storage.usage
-        .finish('chat_missing', { status: 'failed', inputTokens: 0, outputTokens: 0, cost: 0, latencyMs: 0 })
-        .then((result) => {
-          finished = result;
+        .record(
+          { id: 'chat_waiting', accountId: key.accountId, keyId: key.keyId, modelId: 'gpt-4o', createdAt: 1 },
+          { status: 'failed', inputTokens: 0, outputTokens: 0, cost: 0, latencyMs: 0 },
+        )
+        .then(() => {
+          finished = true;
         });
       await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(finished).toBeUndefined();
+      expect(finished).toBe(false);
       other.prepare('commit').run();
       await write;
-      expect(finished).toBe(false);
+      expect(finished).toBe(true);
+      expect(await storage.usage.byId(key.accountId, 'chat_waiting')).toMatchObject({ status: 'failed' });
     } finally {
       other.close();
     }

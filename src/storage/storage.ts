@@ -9,6 +9,7 @@ import { AccountsRepository } from './repositories/accounts.js';
 import { AnalyticsRepository } from './repositories/analytics.js';
 import { AuditRepository } from './repositories/audit.js';
 import { ChatBillingRepository } from './repositories/chat-billing.js';
+import { ChatHoldsRepository } from './repositories/chat-holds.js';
 import { IdempotencyRepository } from './repositories/idempotency.js';
 import { KeysRepository } from './repositories/keys.js';
 import { LedgerRepository } from './repositories/ledger.js';
@@ -30,6 +31,7 @@ export class Storage {
   readonly idempotency: IdempotencyRepository;
   readonly webhooks: WebhooksRepository;
   readonly usage: UsageRepository;
+  readonly chatHolds: ChatHoldsRepository;
   readonly analytics: AnalyticsRepository;
   readonly chatBilling: ChatBillingRepository;
 
@@ -61,6 +63,7 @@ export class Storage {
     this.idempotency = new IdempotencyRepository(db);
     this.webhooks = new WebhooksRepository(db, engine);
     this.usage = new UsageRepository(db);
+    this.chatHolds = new ChatHoldsRepository(db);
     this.analytics = new AnalyticsRepository(db);
     // Chat billing does not wait for the flush unless asked to (docs/scale-out.md).
     const chatCommits = barrier && relaxed && !chatSyncCommit ? commitsOn(relaxed) : barrier;

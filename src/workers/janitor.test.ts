@@ -17,20 +17,22 @@ describe.each(ENGINES)('janitor on %s', (engine) => {
   it('seals the daily totals of finished days once, before any page asks', async () => {
     const key = await app.newKey();
     const at = Date.now() - 5 * DAY;
-    await app.ctx.storage.usage.createPending({
-      id: 'chat-janitor-1',
-      accountId: key.accountId,
-      keyId: key.keyId,
-      modelId: 'gpt-4o-mini',
-      now: at,
-    });
-    await app.ctx.storage.usage.finish('chat-janitor-1', {
-      status: 'completed',
-      inputTokens: 10,
-      outputTokens: 3,
-      cost: 1_500,
-      latencyMs: 5,
-    });
+    await app.ctx.storage.usage.record(
+      {
+        id: 'chat-janitor-1',
+        accountId: key.accountId,
+        keyId: key.keyId,
+        modelId: 'gpt-4o-mini',
+        createdAt: at,
+      },
+      {
+        status: 'completed',
+        inputTokens: 10,
+        outputTokens: 3,
+        cost: 1_500,
+        latencyMs: 5,
+      },
+    );
 
     const first = await runJanitorOnce(app.ctx);
     expect(first.sealedAccounts).toBeGreaterThanOrEqual(1);

@@ -18,6 +18,7 @@ interface State {
   references: { task_id: string; holds: number; captures: number; releases: number }[];
   deliveries: { task_id: string; status: string }[];
   usage: { status: string; n: number }[];
+  openHolds: number;
 }
 
 const prompt = (nonce: string, tag = '[sim:delay=100]') =>
@@ -60,6 +61,7 @@ function cleanState(): State {
       { task_id: 't2', status: 'undelivered' },
     ],
     usage: [{ status: 'completed', n: 3 }],
+    openHolds: 0,
   };
 }
 
@@ -91,7 +93,9 @@ function fakeDb(state: State): CheckInput['db'] {
               ? state.deliveries
               : text.includes('from usage_records')
                 ? state.usage
-                : undefined;
+                : text.includes('from chat_holds')
+                  ? [{ n: String(state.openHolds) }]
+                  : undefined;
     if (!rows) throw new Error(`unexpected query: ${text}`);
     return { rows };
   };
@@ -185,7 +189,7 @@ describe('chaos checks', () => {
 
   it('catch a chat hold left open', async () => {
     const state = cleanState();
-    state.usage.push({ status: 'pending', n: 1 });
+    state.openHolds = 1;
     expect(await failing(state)).toEqual(['no chat hold open after the run']);
   });
 });

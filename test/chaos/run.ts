@@ -215,7 +215,7 @@ async function main(): Promise<number> {
     const { rows } = await client.query(
       `select (select count(*) from tasks where status not in ('completed', 'failed')) as tasks,
               (select count(*) from webhook_deliveries where status = 'pending') as hooks,
-              (select count(*) from usage_records where status = 'pending') as chats`,
+              (select count(*) from chat_holds) as chats`,
     );
     const left = rows[0];
     if (Number(left.tasks) + Number(left.hooks) + Number(left.chats) === 0) break;

@@ -36,20 +36,22 @@ describe.skipIf(!HAVE_BROWSER)('the feature pages in a browser', () => {
     expect(res.statusCode).toBe(202);
     taskId = res.json().task_id;
     expect((await waitForFinal(app, owner, taskId)).status).toBe('completed');
-    await app.ctx.storage.usage.createPending({
-      id: 'browser-chat',
-      accountId: owner.accountId,
-      keyId: owner.keyId,
-      modelId: 'gpt-4o-mini',
-      now: Date.now(),
-    });
-    await app.ctx.storage.usage.finish('browser-chat', {
-      status: 'completed',
-      inputTokens: 900,
-      outputTokens: 120,
-      cost: 1_250_000,
-      latencyMs: 40,
-    });
+    await app.ctx.storage.usage.record(
+      {
+        id: 'browser-chat',
+        accountId: owner.accountId,
+        keyId: owner.keyId,
+        modelId: 'gpt-4o-mini',
+        createdAt: Date.now(),
+      },
+      {
+        status: 'completed',
+        inputTokens: 900,
+        outputTokens: 120,
+        cost: 1_250_000,
+        latencyMs: 40,
+      },
+    );
     origin = await listenOnLoopback(app);
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

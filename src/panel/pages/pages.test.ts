@@ -277,27 +277,32 @@ describe('panel feature pages', () => {
   describe('analytics', () => {
     it('draws spend, requests and tokens from the account’s usage, per key and model', async () => {
       const now = Date.now();
-      await app.ctx.storage.usage.createPending({
-        id: 'usage-a',
-        accountId: owner.accountId,
-        keyId: owner.keyId,
-        modelId: 'gpt-4o',
-        now,
-      });
-      await app.ctx.storage.usage.finish('usage-a', {
-        status: 'completed',
-        inputTokens: 1200,
-        outputTokens: 345,
-        cost: 2_500_000,
-        latencyMs: 5,
-      });
-      await app.ctx.storage.usage.createPending({
-        id: 'usage-b',
-        accountId: stranger.accountId,
-        keyId: stranger.keyId,
-        modelId: 'claude-opus-4',
-        now,
-      });
+      await app.ctx.storage.usage.record(
+        {
+          id: 'usage-a',
+          accountId: owner.accountId,
+          keyId: owner.keyId,
+          modelId: 'gpt-4o',
+          createdAt: now,
+        },
+        {
+          status: 'completed',
+          inputTokens: 1200,
+          outputTokens: 345,
+          cost: 2_500_000,
+          latencyMs: 5,
+        },
+      );
+      await app.ctx.storage.usage.record(
+        {
+          id: 'usage-b',
+          accountId: stranger.accountId,
+          keyId: stranger.keyId,
+          modelId: 'claude-opus-4',
+          createdAt: now,
+        },
+        { status: 'completed', inputTokens: 1, outputTokens: 1, cost: 1_000, latencyMs: 5 },
+      );
       const html = await getPage(app, '/panel/analytics?range=week', cookie);
       const json = (id: string) =>
         JSON.parse(new RegExp(`<script type="application/json" id="${id}">(.*?)</script>`).exec(html)![1]);

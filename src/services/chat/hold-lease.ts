@@ -1,4 +1,4 @@
-// This process's lease on its chat holds. Every hold it opens names it (usage_records.process_id),
+// This process's lease on its chat holds. Every hold it opens names it (chat_holds.process_id),
 // and one heartbeat per process, not one write per request, keeps the lease alive: every
 // LEASE_MS / 3 it extends the lease to now + LEASE_MS. If the process dies, its lease runs out
 // within LEASE_MS and the next sweep of any other process releases its holds

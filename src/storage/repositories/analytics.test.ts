@@ -64,20 +64,22 @@ describe.each(ENGINES)('daily usage of a key on %s', (engine) => {
   };
   const chat = async (key: TestKey, at: number, model: string, tokens: [number, number], cost: number) => {
     const id = `chat-${++serial}`;
-    await app.ctx.storage.usage.createPending({
-      id,
-      accountId: key.accountId,
-      keyId: key.keyId,
-      modelId: model,
-      now: at,
-    });
-    await app.ctx.storage.usage.finish(id, {
-      status: 'completed',
-      inputTokens: tokens[0],
-      outputTokens: tokens[1],
-      cost,
-      latencyMs: 10,
-    });
+    await app.ctx.storage.usage.record(
+      {
+        id,
+        accountId: key.accountId,
+        keyId: key.keyId,
+        modelId: model,
+        createdAt: at,
+      },
+      {
+        status: 'completed',
+        inputTokens: tokens[0],
+        outputTokens: tokens[1],
+        cost,
+        latencyMs: 10,
+      },
+    );
   };
 
   it('adds up requests, captures and tokens per model and day, for the key only', async () => {

@@ -30,12 +30,17 @@ describe.each(ENGINES)('chat billing repository on %s', (engine) => {
   const kinds = async (id: string) =>
     (await storage.ledger.entriesForTask(id)).map((e) => [e.kind, Number(e.amount)]);
 
-  it('opens the usage row and its hold together', async () => {
+  it('opens the hold and records it as open together; the usage row waits for the settlement', async () => {
     const key = await seedKey(storage, { balance: 1_000 });
     const chat = opening(key);
     expect(await storage.chatBilling.open(chat, 300)).toBe(true);
     expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 700, held: 300 });
-    expect(await storage.usage.byId(key.accountId, chat.id)).toMatchObject({ status: 'pending', cost: 0 });
+    expect(await storage.chatHolds.byId(chat.id)).toMatchObject({
+      key_id: key.keyId,
+      amount: 300,
+      model_id: 'gpt-4o',
+    });
+    expect(await storage.usage.byId(key.accountId, chat.id)).toBeUndefined();
     expect(await kinds(chat.id)).toEqual([['hold', 300]]);
   });
 
@@ -44,19 +49,20 @@ describe.each(ENGINES)('chat billing repository on %s', (engine) => {
     const chat = opening(key);
     expect(await storage.chatBilling.open(chat, 1_001)).toBe(false);
     expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 1_000, held: 0 });
-    expect(await storage.usage.byId(key.accountId, chat.id)).toBeUndefined();
+    expect(await storage.chatHolds.byId(chat.id)).toBeUndefined();
     expect(await kinds(chat.id)).toEqual([]);
     // A deleted key holds nothing either.
     await storage.keys.softDelete(key.keyId, Date.now());
     expect(await storage.chatBilling.open(opening(key), 1)).toBe(false);
   });
 
-  it('settles once: completes the row, captures the cost and releases the rest', async () => {
+  it('settles once: closes the hold, writes the usage row, captures the cost and releases the rest', async () => {
     const key = await seedKey(storage, { balance: 1_000 });
     const chat = opening(key);
     await storage.chatBilling.open(chat, 300);
     expect(await storage.chatBilling.settle(key.ref, chat.id, 300, outcome(120))).toBe(true);
     expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 880, held: 0 });
+    expect(await storage.chatHolds.byId(chat.id)).toBeUndefined();
     expect(await storage.usage.byId(key.accountId, chat.id)).toMatchObject({
       status: 'completed',
       cost: 120,
@@ -105,7 +111,8 @@ describe.each(ENGINES)('chat billing repository on %s', (engine) => {
     await expect(storage.chatBilling.settle(key.ref, chat.id, 300, outcome(301))).rejects.toBeInstanceOf(
       LedgerIntegrityError,
     );
-    expect(await storage.usage.byId(key.accountId, chat.id)).toMatchObject({ status: 'pending' });
+    expect(await storage.chatHolds.byId(chat.id)).toMatchObject({ amount: 300 });
+    expect(await storage.usage.byId(key.accountId, chat.id)).toBeUndefined();
     expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 700, held: 300 });
     expect(await storage.chatBilling.settle(key.ref, chat.id, 300, outcome(10))).toBe(true);
   });

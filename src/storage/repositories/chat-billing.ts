@@ -1,5 +1,6 @@
-// A chat request's money: its usage row is opened together with its hold, and completed together
-// with its settlement (capture the cost, release the rest), each pair atomically.
+// A chat request's money: its open hold (a chat_holds row, chat-holds.ts) is written together with
+// the hold's ledger entry, and deleted together with the settlement (capture the cost, release the
+// rest), which writes the request's usage row once, complete: each step atomically.
 // - PostgreSQL: each pair is ONE statement (data-modifying CTEs) that commits by itself. The key row,
 //   which every request of the key must lock, stays locked for that statement and its commit, not
 //   for a transaction's four or five round trips: BEGIN, statements, COMMIT.
@@ -15,9 +16,10 @@ import { sql } from 'kysely';
 import type { Engine } from '../db.js';
 import { PgBatcher } from '../pg-batcher.js';
 import { type PgChatOpen, type PgChatSettle, pgOpenMany, pgSettleMany } from '../pg-chat-batch.js';
-import { type FlushBarrier, commitsOn } from '../pg-flush-barrier.js';
+import { commitsOn, type FlushBarrier } from '../pg-flush-barrier.js';
 import { prepared } from '../prepared.js';
 import type { Database } from '../schema.js';
+import { ChatHoldsRepository } from './chat-holds.js';
 import { type KeyRef, LedgerIntegrityError, LedgerRepository, pgSettlementEntries } from './ledger.js';
 import { type UsageOutcome, UsageRepository } from './usage.js';
 
@@ -58,19 +60,17 @@ const PG_OPEN = prepared(
              balance, held, null, ${p.now}::bigint
       from moved
     )
-    insert into usage_records
-      (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at,
-       process_id)
-    select ${p.id}::text, ${p.accountId}::bigint, ${p.keyId}::bigint, ${p.modelId}::text, 0, 0, 0,
-           'pending', 0, ${p.now}::bigint, ${p.processId}::text
+    insert into chat_holds (id, account_id, key_id, model_id, amount, process_id, created_at)
+    select ${p.id}::text, ${p.accountId}::bigint, ${p.keyId}::bigint, ${p.modelId}::text, ${p.amount}::bigint,
+           ${p.processId}::text, ${p.now}::bigint
     from moved
     returning id`,
 );
 
 /**
- * Completes the usage row only while it is pending and its hold is the one expected (same key, same
- * amount); the balances move and both entries are written only when it was. A racing settlement
- * waits for the usage row's lock, then finds it no longer pending and changes nothing.
+ * Closes the open hold only when it is the one expected (same key, same amount); the usage row is
+ * written, the balances move and both entries are written only when it was. A racing settlement
+ * waits for the hold row's lock, then finds it gone and changes nothing.
  */
 const PG_SETTLE = prepared(
   (
@@ -84,18 +84,20 @@ const PG_SETTLE = prepared(
       now: number;
     },
   ) => sql<{ kind: string }>`
-    with finished as (
-      update usage_records
-      set status = ${p.status}, input_tokens = ${p.inputTokens}, output_tokens = ${p.outputTokens},
-          cost = ${p.cost}, latency_ms = ${p.latencyMs}
-      where id = ${p.id} and status = 'pending'
-        and exists (select 1 from ledger_entries where task_id = ${p.id} and kind = 'hold'
-                    and key_id = ${p.keyId} and amount = ${p.holdAmount})
-      returning id
+    with closed as (
+      delete from chat_holds
+      where id = ${p.id} and key_id = ${p.keyId} and amount = ${p.holdAmount}
+      returning model_id, created_at
+    ), usage as (
+      insert into usage_records
+        (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at)
+      select ${p.id}::text, ${p.accountId}::bigint, ${p.keyId}::bigint, model_id, ${p.inputTokens}::bigint,
+             ${p.outputTokens}::bigint, ${p.cost}::bigint, ${p.status}::text, ${p.latencyMs}::bigint, created_at
+      from closed
     ), moved as (
       update api_keys
       set held = held - ${p.holdAmount}, balance = balance + ${p.released}, updated_at = ${p.now}
-      where id = ${p.keyId} and exists (select 1 from finished)
+      where id = ${p.keyId} and exists (select 1 from closed)
       returning balance, held
     )
     ${pgSettlementEntries({
@@ -109,8 +111,8 @@ const PG_SETTLE = prepared(
     })}`,
 );
 
-const PG_USAGE_STATUS = prepared((db, p: { id: string }) =>
-  db.selectFrom('usage_records').select('status').where('id', '=', p.id),
+const PG_HOLD_OPEN = prepared((db, p: { id: string }) =>
+  db.selectFrom('chat_holds').select('id').where('id', '=', p.id),
 );
 
 export class ChatBillingRepository {
@@ -144,8 +146,8 @@ export class ChatBillingRepository {
     const released = values.holdAmount - values.cost;
     const settled = await this.commits.durably((db) => PG_SETTLE(db, { ...values, released }));
     if (settled.rows.length === 2) return true;
-    const { rows } = await PG_USAGE_STATUS(this.db, { id: values.id });
-    if (rows[0]?.status === 'pending') {
+    const { rows } = await PG_HOLD_OPEN(this.db, { id: values.id });
+    if (rows.length > 0) {
       throw new LedgerIntegrityError(
         `chat request ${values.id} has no hold of ${values.holdAmount} on key ${values.keyId}`,
       );
@@ -154,8 +156,8 @@ export class ChatBillingRepository {
   }
 
   /**
-   * Writes the pending usage row and holds `amount` on the key, or neither: false when the balance
-   * does not cover the amount (or the key is gone).
+   * Holds `amount` on the key and records the open hold, or neither: false when the balance does not
+   * cover the amount (or the key is gone).
    */
   async open(opening: ChatOpening, amount: number): Promise<boolean> {
     if (!Number.isSafeInteger(amount) || amount < 0)
@@ -176,18 +178,26 @@ export class ChatBillingRepository {
       return this.pgOpens.run(values);
     }
     return this.transact(async (trx) => {
-      // The hold first: refused, it writes nothing, and neither does the usage row.
+      // The hold first: refused, it writes nothing, and no open hold is recorded.
       if (!new LedgerRepository(trx, 'sqlite').holdInSqliteTransaction(ref, id, amount)) return false;
-      new UsageRepository(trx).createPendingInSqliteTransaction({ ...ref, id, modelId, processId });
+      new ChatHoldsRepository(trx).openInSqliteTransaction({
+        id,
+        accountId: ref.accountId,
+        keyId: ref.keyId,
+        modelId,
+        amount,
+        now: ref.now,
+        processId,
+      });
       return true;
     });
   }
 
   /**
-   * Completes the pending usage row with `outcome` and settles its hold of `holdAmount`: captures
-   * `outcome.cost` (at most the hold) and releases the rest. False, having changed nothing, when the
-   * row was no longer pending (settled already, e.g. by the janitor). A pending row without that
-   * hold is a bug in the caller: LedgerIntegrityError.
+   * Settles the request's open hold of `holdAmount`: captures `outcome.cost` (at most the hold),
+   * releases the rest and writes the request's usage row with `outcome`. False, having changed
+   * nothing, when the hold was no longer open (settled already, e.g. by a sweep). An open hold of
+   * another key or amount is a bug in the caller: LedgerIntegrityError.
    */
   async settle(ref: KeyRef, id: string, holdAmount: number, outcome: UsageOutcome): Promise<boolean> {
     if (!Number.isSafeInteger(outcome.cost) || outcome.cost < 0 || outcome.cost > holdAmount)
@@ -197,8 +207,20 @@ export class ChatBillingRepository {
       return this.db.isTransaction ? this.settleOnPostgres(values) : this.pgSettles.run(values);
     }
     return this.transact(async (trx) => {
-      if (!new UsageRepository(trx).finishInSqliteTransaction(id, outcome)) return false;
-      // The row was pending, so its hold is open; anything else throws and rolls the row back.
+      const hold = new ChatHoldsRepository(trx).closeInSqliteTransaction(id);
+      if (!hold) return false;
+      // Throwing rolls the deletion back: the hold stays open for a correct settlement.
+      if (Number(hold.key_id) !== ref.keyId || Number(hold.amount) !== holdAmount) {
+        throw new LedgerIntegrityError(`chat request ${id} has no hold of ${holdAmount} on key ${ref.keyId}`);
+      }
+      const request = {
+        id,
+        accountId: ref.accountId,
+        keyId: ref.keyId,
+        modelId: hold.model_id,
+        createdAt: Number(hold.created_at),
+      };
+      new UsageRepository(trx).recordInSqliteTransaction(request, outcome);
       new LedgerRepository(trx, 'sqlite').settleInSqliteTransaction(ref, id, holdAmount, outcome.cost);
       return true;
     });

@@ -263,20 +263,22 @@ describe.each(ENGINES)('panel owner repositories on %s', (engine) => {
       tokens: [number, number],
     ) => {
       const id = randomUUID();
-      await storage.usage.createPending({
-        id,
-        accountId: key.accountId,
-        keyId: key.keyId,
-        modelId: model,
-        now: at,
-      });
-      await storage.usage.finish(id, {
-        status: 'completed',
-        inputTokens: tokens[0],
-        outputTokens: tokens[1],
-        cost,
-        latencyMs: 1,
-      });
+      await storage.usage.record(
+        {
+          id,
+          accountId: key.accountId,
+          keyId: key.keyId,
+          modelId: model,
+          createdAt: at,
+        },
+        {
+          status: 'completed',
+          inputTokens: tokens[0],
+          outputTokens: tokens[1],
+          cost,
+          latencyMs: 1,
+        },
+      );
     };
     await chat(k1, base, 'gpt-4o', 100, [10, 1]);
     await chat(k1, base + 10, 'gpt-4o', 50, [5, 2]);
@@ -374,20 +376,22 @@ describe.each(ENGINES)('sealed daily usage totals on %s', (engine) => {
       let n = 0;
       const chat = async (key: typeof k1, at: number, model: string, cost: number) => {
         const id = `u${++n}`;
-        await storage.usage.createPending({
-          id,
-          accountId: key.accountId,
-          keyId: key.keyId,
-          modelId: model,
-          now: at,
-        });
-        await storage.usage.finish(id, {
-          status: 'completed',
-          inputTokens: 10,
-          outputTokens: 2,
-          cost,
-          latencyMs: 1,
-        });
+        await storage.usage.record(
+          {
+            id,
+            accountId: key.accountId,
+            keyId: key.keyId,
+            modelId: model,
+            createdAt: at,
+          },
+          {
+            status: 'completed',
+            inputTokens: 10,
+            outputTokens: 2,
+            cost,
+            latencyMs: 1,
+          },
+        );
       };
       for (let day = 0; day < 10; day++) {
         await chat(k1, today - day * D + 5, 'gpt-4o', 100 + day);

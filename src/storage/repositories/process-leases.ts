@@ -1,5 +1,5 @@
 // The lease of each process that serves chat: one row per process, renewed by a heartbeat. A chat
-// hold names its process (usage_records.process_id); once that process's lease has run out, any
+// hold names its process (chat_holds.process_id); once that process's lease has run out, any
 // other process may release the hold (services/chat/hold-lease.ts).
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
@@ -33,7 +33,7 @@ export class ProcessLeaseRepository {
   }
 
   /**
-   * Deletes leases that ran out before `now` and name no pending chat request any more, so the
+   * Deletes leases that ran out before `now` and name no open chat hold any more, so the
    * table holds about one row per live process. A process that was only stalled re-creates its row
    * at its next renewal.
    */
@@ -44,10 +44,9 @@ export class ProcessLeaseRepository {
       .where(({ not, exists, selectFrom }) =>
         not(
           exists(
-            selectFrom('usage_records as u')
-              .select('u.id')
-              .where('u.status', '=', 'pending')
-              .whereRef('u.process_id', '=', 'process_leases.process_id'),
+            selectFrom('chat_holds as h')
+              .select('h.id')
+              .whereRef('h.process_id', '=', 'process_leases.process_id'),
           ),
         ),
       )

@@ -5,7 +5,7 @@ import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Engine } from '../db.js';
 import { PgBatcher } from '../pg-batcher.js';
 import { type PgFinish, pgFinishTasks } from '../pg-finish-batch.js';
-import { type FlushBarrier, commitsOn } from '../pg-flush-barrier.js';
+import { commitsOn, type FlushBarrier } from '../pg-flush-barrier.js';
 import { pgInsertTasksWithHolds } from '../pg-task-batch.js';
 import { placeholderRow, prepared } from '../prepared.js';
 import type { Database, TasksTable } from '../schema.js';

@@ -13,30 +13,25 @@ describe.each(ENGINES)('usage repository on %s', (engine) => {
   });
   afterAll(() => db.dispose());
 
-  it('creates a pending row and completes it exactly once', async () => {
+  const outcome = {
+    status: 'completed' as const,
+    inputTokens: 12,
+    outputTokens: 34,
+    cost: 5678,
+    latencyMs: 90,
+  };
+
+  it('records a settled request once: the same id again is refused', async () => {
     const key = await seedKey(storage);
-    await storage.usage.createPending({
+    const request = {
       id: 'chat_a',
       accountId: key.accountId,
       keyId: key.keyId,
       modelId: 'gpt-4o',
-      now: 1000,
-    });
-    expect(await storage.usage.byId(key.accountId, 'chat_a')).toMatchObject({
-      status: 'pending',
-      cost: 0,
-      input_tokens: 0,
-    });
-
-    const outcome = {
-      status: 'completed' as const,
-      inputTokens: 12,
-      outputTokens: 34,
-      cost: 5678,
-      latencyMs: 90,
+      createdAt: 1000,
     };
-    expect(await storage.usage.finish('chat_a', outcome)).toBe(true);
-    expect(await storage.usage.finish('chat_a', { ...outcome, status: 'failed', cost: 0 })).toBe(false);
+    await storage.usage.record(request, outcome);
+    await expect(storage.usage.record(request, { ...outcome, status: 'failed', cost: 0 })).rejects.toThrow();
     expect(await storage.usage.byId(key.accountId, 'chat_a')).toMatchObject({
       status: 'completed',
       input_tokens: 12,
@@ -45,6 +40,7 @@ describe.each(ENGINES)('usage repository on %s', (engine) => {
       latency_ms: 90,
       model_id: 'gpt-4o',
       key_id: key.keyId,
+      created_at: 1000,
     });
   });
 
@@ -52,27 +48,16 @@ describe.each(ENGINES)('usage repository on %s', (engine) => {
     const mine = await seedKey(storage);
     const second = await seedKey(storage, { accountId: mine.accountId });
     const theirs = await seedKey(storage);
-    await storage.usage.createPending({
-      id: 'chat_m1',
-      accountId: mine.accountId,
-      keyId: mine.keyId,
-      modelId: 'gpt-4o',
-      now: 1,
-    });
-    await storage.usage.createPending({
-      id: 'chat_m2',
-      accountId: mine.accountId,
-      keyId: second.keyId,
-      modelId: 'o3',
-      now: 2,
-    });
-    await storage.usage.createPending({
-      id: 'chat_t1',
-      accountId: theirs.accountId,
-      keyId: theirs.keyId,
-      modelId: 'gpt-4o',
-      now: 3,
-    });
+    const request = (
+      id: string,
+      key: { accountId: number; keyId: number },
+      modelId: string,
+      createdAt: number,
+    ) =>
+      storage.usage.record({ id, accountId: key.accountId, keyId: key.keyId, modelId, createdAt }, outcome);
+    await request('chat_m1', mine, 'gpt-4o', 1);
+    await request('chat_m2', second, 'o3', 2);
+    await request('chat_t1', theirs, 'gpt-4o', 3);
 
     expect((await storage.usage.listForAccount(mine.accountId)).map((r) => r.id)).toEqual([
       'chat_m2',
@@ -82,27 +67,6 @@ describe.each(ENGINES)('usage repository on %s', (engine) => {
       (await storage.usage.listForAccount(mine.accountId, { keyId: mine.keyId })).map((r) => r.id),
     ).toEqual(['chat_m1']);
     expect(await storage.usage.byId(mine.accountId, 'chat_t1')).toBeUndefined();
-  });
-
-  it('finds rows still pending before a time, for the janitor', async () => {
-    const key = await seedKey(storage);
-    await storage.usage.createPending({
-      id: 'chat_old',
-      accountId: key.accountId,
-      keyId: key.keyId,
-      modelId: 'gpt-4o',
-      now: 10,
-    });
-    await storage.usage.createPending({
-      id: 'chat_new',
-      accountId: key.accountId,
-      keyId: key.keyId,
-      modelId: 'gpt-4o',
-      now: 10_000,
-    });
-    const stale = (await storage.usage.stalePending(5_000, 100)).map((r) => r.id);
-    expect(stale).toContain('chat_old');
-    expect(stale).not.toContain('chat_new');
   });
 
   it("reads a key's balance for the hold only for its owner and only while the key lives", async () => {

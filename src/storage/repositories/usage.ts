@@ -1,15 +1,16 @@
-// One row per chat request (key, model, tokens, cost, status, latency), written with the request's
-// hold and completed with its settlement, in the same transactions as the ledger entries. The
-// panel's analytics read it. Owner-scoped reads take the account id.
+// One row per chat request (key, model, tokens, cost, status, latency), written once, complete,
+// with the request's settlement and in the same transaction as its ledger entries; while the request
+// is in flight, its open hold is a chat_holds row (chat-holds.ts). The panel's analytics read it.
+// Owner-scoped reads take the account id.
 import type { Kysely, Selectable } from 'kysely';
 import { prepared } from '../prepared.js';
 import type { Database, UsageRecordsTable } from '../schema.js';
 
 export type UsageRow = Selectable<UsageRecordsTable>;
-export type UsageStatus = 'pending' | 'completed' | 'failed' | 'cancelled';
+export type UsageStatus = 'completed' | 'failed' | 'cancelled';
 
 export interface UsageOutcome {
-  status: Exclude<UsageStatus, 'pending'>;
+  status: UsageStatus;
   inputTokens: number;
   outputTokens: number;
   /** Micro-rubles actually captured. */
@@ -17,14 +18,14 @@ export interface UsageOutcome {
   latencyMs: number;
 }
 
-export interface PendingUsage {
+/** The request a usage row records: what its open hold carried. */
+export interface UsageRequest {
   id: string;
   accountId: number;
   keyId: number;
   modelId: string;
-  now: number;
-  /** The process serving the request (its lease keeps the hold open), or null for none. */
-  processId?: string | null;
+  /** When the request was accepted (its hold opened). */
+  createdAt: number;
 }
 
 // The statements of every chat request, compiled once.
@@ -37,34 +38,20 @@ const BALANCE = prepared((db, p: { keyId: number; accountId: number }) =>
     .where('deleted_at', 'is', null),
 );
 
-const CREATE_PENDING = prepared((db, p: PendingUsage) =>
+const RECORD = prepared((db, p: UsageRequest & UsageOutcome) =>
   db.insertInto('usage_records').values({
     id: p.id,
     account_id: p.accountId,
     key_id: p.keyId,
     model_id: p.modelId,
-    input_tokens: 0,
-    output_tokens: 0,
-    cost: 0,
-    status: 'pending',
-    latency_ms: 0,
-    created_at: p.now,
-    process_id: p.processId,
+    input_tokens: p.inputTokens,
+    output_tokens: p.outputTokens,
+    cost: p.cost,
+    status: p.status,
+    latency_ms: p.latencyMs,
+    created_at: p.createdAt,
+    process_id: null,
   }),
-);
-
-const FINISH = prepared((db, p: UsageOutcome & { id: string }) =>
-  db
-    .updateTable('usage_records')
-    .set({
-      status: p.status,
-      input_tokens: p.inputTokens,
-      output_tokens: p.outputTokens,
-      cost: p.cost,
-      latency_ms: p.latencyMs,
-    })
-    .where('id', '=', p.id)
-    .where('status', '=', 'pending'),
 );
 
 export class UsageRepository {
@@ -80,23 +67,14 @@ export class UsageRepository {
     return rows[0]?.balance;
   }
 
-  async createPending(row: PendingUsage): Promise<void> {
-    await CREATE_PENDING(this.db, { ...row, processId: row.processId ?? null });
+  /** Writes the row of a settled request (chat-billing.ts writes it with the settlement; imports, tests). */
+  async record(request: UsageRequest, outcome: UsageOutcome): Promise<void> {
+    await RECORD(this.db, { ...request, ...outcome });
   }
 
-  /** `createPending` on SQLite inside the caller's transaction, synchronously (see prepared.ts). */
-  createPendingInSqliteTransaction(row: PendingUsage): void {
-    CREATE_PENDING.direct(this.db, { ...row, processId: row.processId ?? null });
-  }
-
-  /** Completes a pending row. False when it was already completed (a settlement happens once). */
-  async finish(id: string, outcome: UsageOutcome): Promise<boolean> {
-    return Number((await FINISH(this.db, { id, ...outcome })).numAffectedRows) === 1;
-  }
-
-  /** `finish` on SQLite inside the caller's transaction, synchronously. */
-  finishInSqliteTransaction(id: string, outcome: UsageOutcome): boolean {
-    return Number(FINISH.direct(this.db, { id, ...outcome }).numAffectedRows) === 1;
+  /** `record`, on SQLite inside the caller's transaction, synchronously. */
+  recordInSqliteTransaction(request: UsageRequest, outcome: UsageOutcome): void {
+    RECORD.direct(this.db, { ...request, ...outcome });
   }
 
   async byId(accountId: number, id: string): Promise<UsageRow | undefined> {
@@ -119,44 +97,6 @@ export class UsageRepository {
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(options.limit ?? 100)
-      .execute();
-  }
-
-  /** Operator access (the janitor): rows still pending since before `createdBefore`, oldest first. */
-  async stalePending(createdBefore: number, limit: number): Promise<UsageRow[]> {
-    return this.db
-      .selectFrom('usage_records')
-      .selectAll()
-      .where('status', '=', 'pending')
-      .where('created_at', '<', createdBefore)
-      .orderBy('created_at')
-      .limit(limit)
-      .execute();
-  }
-
-  /**
-   * Operator access (the lease sweep): rows still pending whose process holds no lease alive at
-   * `now` (it died, or stalled past its lease), oldest first. Rows without a process are the 6-hour
-   * sweep's (stalePending).
-   */
-  async pendingOfDeadProcesses(now: number, limit: number): Promise<UsageRow[]> {
-    return this.db
-      .selectFrom('usage_records as u')
-      .selectAll('u')
-      .where('u.status', '=', 'pending')
-      .where('u.process_id', 'is not', null)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('process_leases as l')
-              .select('l.process_id')
-              .whereRef('l.process_id', '=', 'u.process_id')
-              .where('l.expires_at', '>=', now),
-          ),
-        ),
-      )
-      .orderBy('u.created_at')
-      .limit(limit)
       .execute();
   }
 }
