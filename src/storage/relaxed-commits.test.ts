@@ -28,6 +28,30 @@ describe.skipIf(!HAVE_POSTGRES)('relaxed commits for chat billing on PostgreSQL'
     expect(await setting(db.kysely)).toBe('on');
   });
 
+  it('the relaxed pool keeps index lookups in plans made while a table was small', async () => {
+    // The batched settlement's lookup of open holds, planned generically on an empty chat_holds:
+    // the main pool would scan the table whole, which fills with dead rows between vacuums.
+    const plan = (pool: Kysely<Database>) =>
+      pool.connection().execute(async (conn) => {
+        await sql`set plan_cache_mode = force_generic_plan`.execute(conn);
+        await sql`prepare holds_lookup(text[]) as
+          select h.id from chat_holds h join unnest($1::text[]) as i(id) on h.id = i.id`.execute(conn);
+        try {
+          const { rows } = await sql<{
+            'QUERY PLAN': string;
+          }>`explain execute holds_lookup(array['x'])`.execute(conn);
+          return rows.map((row) => row['QUERY PLAN']).join('\n');
+        } finally {
+          await sql`deallocate holds_lookup`.execute(conn);
+          await sql`reset plan_cache_mode`.execute(conn);
+        }
+      });
+    expect(await plan(db.kysely)).toContain('Seq Scan on chat_holds');
+    const relaxed = await plan(db.relaxed!);
+    expect(relaxed).not.toContain('Seq Scan on chat_holds');
+    expect(relaxed).toMatch(/Index (Only )?Scan using chat_holds_pkey/);
+  });
+
   it('a server opened with PG_CHAT_SYNC_COMMIT keeps the relaxed pool (for the flush barrier) and says so', async () => {
     for (const pgChatSyncCommit of [false, true]) {
       const opened = openDatabase({ databaseUrl: db.url, dataDir: '/nonexistent', pgChatSyncCommit });
