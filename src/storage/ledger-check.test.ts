@@ -14,7 +14,12 @@ describe.each(ENGINES)('ledger check on %s', (engine) => {
   afterEach(() => db?.dispose());
 
   /** A realistic ledger: top-ups, a completed task (partial capture), a failed task, an open task. */
-  async function validLedger(): Promise<{ key: SeededKey; openTask: string; doneTask: string }> {
+  async function validLedger(): Promise<{
+    key: SeededKey;
+    openTask: string;
+    doneTask: string;
+    chat: string;
+  }> {
     db = await openTestDb(engine);
     storage = Storage.from(db);
     const key = await seedKey(storage, { balance: 10_000 });
@@ -32,10 +37,11 @@ describe.each(ENGINES)('ledger check on %s', (engine) => {
     });
     const openTask = await seedTask(storage, key, { status: 'processing', holdAmount: 700 });
     await storage.transaction((tx) => tx.ledger.hold(key.ref, openTask, 700));
-    // A chat request holds without a task row while it streams.
-    await storage.transaction((tx) => tx.ledger.hold(key.ref, `chat_${randomUUID()}`, 50));
+    // A chat request holds without a task row while it streams; its open hold is recorded.
+    const chat = `chat_${randomUUID()}`;
+    expect(await storage.chatBilling.open({ id: chat, modelId: 'gpt-4o', ref: key.ref }, 50)).toBe(true);
     await storage.ledger.adjust(key.ref, -250, 'correction');
-    return { key, openTask, doneTask };
+    return { key, openTask, doneTask, chat };
   }
 
   const rules = async () => (await checkLedger(db.kysely)).map((v) => v.rule);
@@ -143,5 +149,28 @@ describe.each(ENGINES)('ledger check on %s', (engine) => {
       subject: `task ${unheld}`,
       detail: 'status=pending',
     });
+  });
+
+  it('reports an open chat request whose hold was settled behind its back', async () => {
+    const { key, chat } = await validLedger();
+    await storage.transaction((tx) => tx.ledger.settle(key.ref, chat, 50, 0));
+    expect(await checkLedger(db.kysely)).toEqual([
+      { rule: LEDGER_RULES.chatHold, subject: `chat ${chat}`, detail: 'amount=50' },
+    ]);
+  });
+
+  it('reports ledger entries of a key that does not exist (PostgreSQL has no foreign key for it)', async () => {
+    await validLedger();
+    const stray = sql`insert into ledger_entries
+        (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
+      values (987654, 1, null, 'topup', 5, 5, 0, null, 1)`;
+    if (engine === 'sqlite') {
+      await expect(stray.execute(db.kysely)).rejects.toThrow(/FOREIGN KEY/);
+      return;
+    }
+    await stray.execute(db.kysely);
+    expect(await checkLedger(db.kysely)).toEqual([
+      { rule: LEDGER_RULES.entryKey, subject: 'key 987654', detail: '1 entries, no such key' },
+    ]);
   });
 });

@@ -17,6 +17,8 @@ export const LEDGER_RULES = {
   settlement: 'hold = capture + release',
   finalTask: 'no final task has an open hold',
   openTask: 'an open task has its hold',
+  entryKey: 'every ledger entry names an existing key',
+  chatHold: 'an open chat request has its hold, unsettled',
 } as const;
 
 const FINAL = sql`('completed', 'failed')`;
@@ -91,5 +93,24 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerViolation
     where t.status not in ${FINAL} and t.hold_amount > 0 and not (${openHold})`.execute(db);
   for (const task of openWithoutHold.rows)
     add(LEDGER_RULES.openTask, `task ${task.id}`, `status=${task.status}`);
+
+  // PostgreSQL enforces no foreign key from entries to keys (migration 010): checked here.
+  const orphans = await sql<{ key_id: number; entries: number }>`
+    select e.key_id, count(*) as entries from ledger_entries e
+    where not exists (select 1 from api_keys k where k.id = e.key_id)
+    group by e.key_id`.execute(db);
+  for (const row of orphans.rows)
+    add(LEDGER_RULES.entryKey, `key ${row.key_id}`, `${Number(row.entries)} entries, no such key`);
+
+  // A recorded open chat request whose hold is missing or already settled.
+  const chatHolds = await sql<{ id: string; amount: number }>`
+    select c.id, c.amount from chat_holds c
+    where not exists (select 1 from ledger_entries h where h.task_id = c.id and h.kind = 'hold'
+                        and h.key_id = c.key_id and h.amount = c.amount)
+       or exists (select 1 from ledger_entries s where s.task_id = c.id and s.kind in ${SETTLEMENT})`.execute(
+    db,
+  );
+  for (const row of chatHolds.rows)
+    add(LEDGER_RULES.chatHold, `chat ${row.id}`, `amount=${Number(row.amount)}`);
   return violations;
 }
