@@ -2,7 +2,9 @@
 // row) and the settlement (with the usage row's outcome) of N requests of one key, sent one
 // statement at a time on the relaxed pool, as gengate sends them. The time per statement at N = 1 is
 // the statement's fixed cost; the slope between sizes is the cost per request.
-//   node bin/run-ts.mjs bench/pg-batch-cost.ts [statements per size, 300] [sizes, 1,8,16,32]
+//   node bin/run-ts.mjs bench/pg-batch-cost.ts [statements per size, 300] [sizes, 1,8,16,32] [every]
+// With `every`, also a row per `every` statements of each size: a cost that grows as the tables do
+// (a kept plan gone bad) shows there.
 import { uuidV7 } from '../src/domain/ids.js';
 import { pgOpenMany, pgSettleMany } from '../src/storage/pg-chat-batch.js';
 import { Storage } from '../src/storage/storage.js';
@@ -11,6 +13,7 @@ import { freshSchema } from './pg-schema.js';
 
 const rounds = Number(process.argv[2] ?? 300);
 const sizes = (process.argv[3] ?? '1,8,16,32').split(',').map(Number);
+const every = Number(process.argv[4] ?? 0);
 
 const { db, drop } = await freshSchema('bench_pgbc', 2);
 try {
@@ -23,6 +26,7 @@ try {
   for (const size of sizes) {
     let holdMs = 0;
     let settleMs = 0;
+    let reported = { hold: 0, settle: 0 };
     for (let round = 0; round < rounds; round++) {
       const now = Date.now();
       const items = Array.from({ length: size }, () => ({
@@ -53,6 +57,13 @@ try {
       if ((await pgSettleMany(relaxed, settlements)).some((settled) => !settled))
         throw new Error('a settlement was declined');
       settleMs += Number(process.hrtime.bigint() - started) / 1e6;
+      if (every > 0 && (round + 1) % every === 0) {
+        const [hold, settle] = [(holdMs - reported.hold) / every, (settleMs - reported.settle) / every];
+        console.log(
+          `| ${size} (statements ${round + 2 - every}–${round + 1}) | ${hold.toFixed(3)} | ${(hold / size).toFixed(3)} | ${settle.toFixed(3)} | ${(settle / size).toFixed(3)} |`,
+        );
+        reported = { hold: holdMs, settle: settleMs };
+      }
     }
     const hold = holdMs / rounds;
     const settle = settleMs / rounds;
