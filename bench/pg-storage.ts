@@ -1,5 +1,5 @@
 // The database side of one hot key on PostgreSQL, without HTTP: how many new tasks with their holds
-// and chat requests (hold with usage row, then settlement) per second one process gets through
+// and chat requests (hold, then settlement with the usage row) per second one process gets through
 // Storage, with N requests in flight on one key: batched into one statement per round (what gengate
 // runs), through the generic group commit (one savepoint each), and with one transaction or
 // statement per request (what it ran before issue 17).

@@ -173,4 +173,23 @@ describe.each(ENGINES)('ledger check on %s', (engine) => {
       { rule: LEDGER_RULES.entryKey, subject: 'key 987654', detail: '1 entries, no such key' },
     ]);
   });
+
+  it('reports a task whose key does not exist or belongs to another account', async () => {
+    const { key, doneTask } = await validLedger();
+    const other = await seedKey(storage);
+    const move = sql`update tasks set account_id = ${other.accountId} where id = ${doneTask}`;
+    if (engine === 'sqlite') {
+      // SQLite keeps the foreign keys; the account exists, so only the check can tell.
+      await move.execute(db.kysely);
+    } else {
+      await sql`update tasks set key_id = 987654 where id = ${doneTask}`.execute(db.kysely);
+    }
+    expect(await checkLedger(db.kysely)).toEqual([
+      {
+        rule: LEDGER_RULES.taskKey,
+        subject: `task ${doneTask}`,
+        detail: `key ${engine === 'sqlite' ? key.keyId : 987654}`,
+      },
+    ]);
+  });
 });

@@ -18,6 +18,7 @@ export const LEDGER_RULES = {
   finalTask: 'no final task has an open hold',
   openTask: 'an open task has its hold',
   entryKey: 'every ledger entry names an existing key',
+  taskKey: 'every task names an existing key of its account',
   chatHold: 'an open chat request has its hold, unsettled',
 } as const;
 
@@ -101,6 +102,14 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerViolation
     group by e.key_id`.execute(db);
   for (const row of orphans.rows)
     add(LEDGER_RULES.entryKey, `key ${row.key_id}`, `${Number(row.entries)} entries, no such key`);
+
+  // Nor from tasks to their key and account (migration 011).
+  const keyless = await sql<{ id: string; key_id: number }>`
+    select t.id, t.key_id from tasks t
+    where not exists (select 1 from api_keys k where k.id = t.key_id and k.account_id = t.account_id)`.execute(
+    db,
+  );
+  for (const row of keyless.rows) add(LEDGER_RULES.taskKey, `task ${row.id}`, `key ${row.key_id}`);
 
   // A recorded open chat request whose hold is missing or already settled.
   const chatHolds = await sql<{ id: string; amount: number }>`
