@@ -242,6 +242,18 @@ describe('panel sign-in', () => {
     ).toBe(404);
     expect((await app.http.inject({ method: 'GET', url: '/panel/assets/nope.js' })).statusCode).toBe(404);
   });
+
+  it('answers an unknown panel address with a 404 page, not the API error; API 404s stay JSON', async () => {
+    for (const method of ['GET', 'POST'] as const) {
+      const res = await app.http.inject({ method, url: '/panel/no/such/page?x=1' });
+      expect(res.statusCode, method).toBe(404);
+      expect(res.headers['content-type']).toContain('text/html');
+      expect(res.body).toContain('There is no such page in the panel.');
+    }
+    const api = await app.http.inject({ method: 'GET', url: '/no/such/route' });
+    expect(api.statusCode).toBe(404);
+    expect(api.json()).toMatchObject({ error: { code: 'not_found' } });
+  });
 });
 
 describe.each(ENGINES)('panel sign-in with two-factor authentication on %s', (engine) => {

@@ -3,6 +3,7 @@
 // signed-in scope whose every route has request.panel set and CSRF checked.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { AppError } from '../domain/errors.js';
 import { PanelSessions } from '../services/panel-sessions.js';
 import { PanelSignInGuard } from '../services/panel-sign-in-guard.js';
 import { PanelTwoFactor } from '../services/panel-two-factor.js';
@@ -41,6 +42,10 @@ export function registerPanelRoutes(app: FastifyInstance, ctx: AppContext): void
     registerPanelAssets(panel);
     registerAuthPages(panel, ctx, deps);
     registerTelegramPages(panel, ctx, deps);
+    // Any other panel address is a page too: a 404 a person can read, not the API's JSON error.
+    panel.all('/panel/*', async () => {
+      throw new AppError('not_found', 'There is no such page in the panel.');
+    });
 
     await panel.register(async (signedIn) => {
       signedIn.addHook('preHandler', requirePanelSession(ctx, sessions, signInPage(ctx)));
