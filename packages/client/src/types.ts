@@ -85,7 +85,9 @@ export type Model =
 /** GET /public/models/{id}: the entry plus its params JSON Schema and an example body. */
 export type ModelDetail = JsonAnswer<Get<'/public/models/{id}'>, 200>;
 
-/** The body of a webhook request: the task's final state. */
+type WebhookBody = components['schemas']['WebhookEvent'];
+
+/** The body of a webhook request: the task's final state (a completed task always has its result). */
 export type WebhookEvent =
-  | { task_id: string; status: 'completed'; result: TaskResult }
-  | { task_id: string; status: 'failed'; error: string };
+  | (Extract<WebhookBody, { status: 'completed' }> & { result: TaskResult })
+  | Extract<WebhookBody, { status: 'failed' }>;

@@ -191,6 +191,32 @@ export const sharedSchemas: Record<string, JsonSchema> = {
     },
     additionalProperties: true,
   },
+  WebhookEvent: {
+    description:
+      "The body of a task's webhook: its final state, sent once it is final, to the task's webhook_url. Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers).",
+    oneOf: [
+      {
+        type: 'object',
+        properties: {
+          task_id: { type: 'string' },
+          status: { type: 'string', const: 'completed' },
+          result: ref('TaskResult'),
+        },
+        required: ['task_id', 'status', 'result'],
+        additionalProperties: false,
+      },
+      {
+        type: 'object',
+        properties: {
+          task_id: { type: 'string' },
+          status: { type: 'string', const: 'failed' },
+          error: { type: 'string', description: 'Why the task failed, as in GET /tasks/{task_id}' },
+        },
+        required: ['task_id', 'status', 'error'],
+        additionalProperties: false,
+      },
+    ],
+  },
   TaskList: {
     type: 'object',
     properties: {

@@ -26,6 +26,29 @@ export type OpenApiDocument = Record<string, unknown> & {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
 
+/** OpenAPI 3.1 `webhooks`: what gengate sends to a task's webhook_url. */
+const TASK_WEBHOOKS = {
+  taskFinished: {
+    post: {
+      operationId: 'taskFinished',
+      summary: 'A task became final (completed or failed)',
+      description:
+        "Sent to the task's `webhook_url` when it becomes final, at least once: retried with back-off until your endpoint answers 2xx. Verify the `webhook-signature` header (Standard Webhooks: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the account's webhook secret) and use `webhook-id` to drop duplicates.",
+      parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({
+        name,
+        in: 'header',
+        required: true,
+        schema: { type: 'string' },
+      })),
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } },
+      },
+      responses: { '2XX': { description: 'Received; any other answer, or none, is retried' } },
+    },
+  },
+};
+
 const TAGS = [
   { name: 'catalog', description: 'Models, prices and their parameters (no key needed)' },
   { name: 'tasks', description: 'Asynchronous video and image generation' },
@@ -201,6 +224,7 @@ export function completeDocument(base: OpenApiDocument, models: readonly Catalog
     openapi: '3.1.0',
     tags: TAGS,
     paths,
+    webhooks: TASK_WEBHOOKS,
     components: {
       ...base.components,
       schemas: { ...base.components?.schemas, ...sharedSchemas, ...extraSchemas, ...catalog.schemas },

@@ -6,6 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookPayload } from '../../services/webhooks/outbox.js';
 import { ADMIN_TOKEN } from '../../testing/app.js';
 import {
   createTaskTestApp,
@@ -107,6 +108,35 @@ describe('the OpenAPI document', () => {
       for (const response of Object.values(op.responses as Json))
         for (const media of Object.values((response.content ?? {}) as Json)) compile(media.schema);
     }
+  });
+
+  it('describes the webhook body the server sends: both final states validate, anything else does not', () => {
+    const hook = doc.webhooks.taskFinished.post;
+    expect(hook.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/WebhookEvent',
+    });
+    expect(hook.parameters.map((p: Json) => p.name)).toEqual([
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+    ]);
+    const validate = schemaValidator(doc)({ $ref: '#/components/schemas/WebhookEvent' });
+    const task = { id: 't1', account_id: 1, webhook_url: 'https://h.example/hook' };
+    const completed = webhookPayload({
+      ...task,
+      status: 'completed',
+      result: { video_url: 'https://g.example/objects/a.mp4', duration: 5 },
+      error: null,
+    });
+    const failed = webhookPayload({
+      ...task,
+      status: 'failed',
+      result: null,
+      error: 'upstream refused the prompt',
+    });
+    for (const body of [completed, failed]) expect(validate(JSON.parse(body)), body).toBe(true);
+    expect(validate({ task_id: 't1', status: 'processing' })).toBe(false);
+    expect(validate({ task_id: 't1', status: 'failed', result: null })).toBe(false);
   });
 
   it('holds every registered route with its methods, except the hidden ones listed in plugin.ts', () => {

@@ -654,7 +654,28 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    taskFinished: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A task became final (completed or failed)
+         * @description Sent to the task's `webhook_url` when it becomes final, at least once: retried with back-off until your endpoint answers 2xx. Verify the `webhook-signature` header (Standard Webhooks: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the account's webhook secret) and use `webhook-id` to drop duplicates.
+         */
+        post: operations["taskFinished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description The one error body of every 4xx and 5xx answer (OpenAI's shape). `code` comes from the error catalog; `message` says what to change, with a hint where a common mistake is recognisable. */
@@ -710,6 +731,19 @@ export interface components {
         } & {
             [key: string]: unknown;
         }) | null;
+        /** @description The body of a task's webhook: its final state, sent once it is final, to the task's webhook_url. Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers). */
+        WebhookEvent: {
+            task_id: string;
+            /** @constant */
+            status: "completed";
+            result: components["schemas"]["TaskResult"];
+        } | {
+            task_id: string;
+            /** @constant */
+            status: "failed";
+            /** @description Why the task failed, as in GET /tasks/{task_id} */
+            error: string;
+        };
         TaskList: {
             /** @enum {string} */
             object: "list";
@@ -5103,6 +5137,32 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    taskFinished: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any other answer, or none, is retried */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -16,7 +16,8 @@ export async function wellTyped(): Promise<string | undefined> {
   });
   const event = {} as WebhookEvent;
   if (event.status === 'failed') return event.error;
-  return task.result.video_url ?? task_id;
+  // Completed: the result is there, no null check needed.
+  return event.result.video_url ?? task.result.video_url ?? task_id;
 }
 
 export async function wronglyTyped(): Promise<void> {
@@ -32,4 +33,9 @@ export async function wronglyTyped(): Promise<void> {
   await gengate.generate({ model_name: 'no-such-model', prompt: 'x' });
   // @ts-expect-error: the parameters, not the request body: no `params` wrapper
   await gengate.generate({ params: { model_name: 'seedance-2', prompt: 'x' } });
+  const event = {} as WebhookEvent;
+  // @ts-expect-error: a completed event has no error (narrowed by status)
+  if (event.status === 'completed') event.error;
+  // @ts-expect-error: a failed event has no result
+  if (event.status === 'failed') event.result;
 }
