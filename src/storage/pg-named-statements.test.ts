@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDb, type TestDb } from '../testing/db.js';
 import { HAVE_POSTGRES } from '../testing/services.js';
 import { type Db, openPostgres } from './db.js';
-import { PLAN_EACH_CALL } from './pg-named-statements.js';
 
 /** The connection's prepared statements, as PostgreSQL lists them. */
 const preparedTexts = async (db: Db) =>
@@ -39,12 +38,6 @@ describe.skipIf(!HAVE_POSTGRES)('named statements on PostgreSQL', () => {
   it('never names a statement without values (DDL, transaction commands, several commands)', async () => {
     for (let i = 0; i < 3; i++) await sql`select 1 as one /* no values */; select 2`.execute(db.kysely);
     expect((await preparedTexts(db)).some((text) => text.includes('no values'))).toBe(false);
-  });
-
-  it('never names a statement that asks to be planned on every call', async () => {
-    for (let i = 0; i < 3; i++)
-      await sql`${sql.raw(PLAN_EACH_CALL)} select ${i}::int as n /* planned each call */`.execute(db.kysely);
-    expect((await preparedTexts(db)).some((text) => text.includes('planned each call'))).toBe(false);
   });
 
   it('runs a statement again unnamed when a migration changed its result columns', async () => {

@@ -9,8 +9,6 @@
 //   migration, often several commands, which only the simple protocol takes.
 // - A text is named the second time it is seen, so one-off statements cost no server memory; the
 //   names are bounded (MAX_NAMES), and texts past the bound stay unnamed.
-// - A statement can opt out with PLAN_EACH_CALL in its text, when a plan kept from one moment would
-//   go bad as the tables change (see pg-chat-batch.ts).
 // - A prepared statement whose result columns changed under it (a migration by another process
 //   while this one runs) fails with "cached plan must not change result type": the text then stays
 //   unnamed from now on, and the call runs again unnamed.
@@ -25,13 +23,9 @@ const candidates = new Set<string>();
 const retired = new Set<string>();
 let counter = 0;
 
-/** In a statement's text, keeps it unnamed: planned on every call, with its values and today's tables. */
-export const PLAN_EACH_CALL = '/* gengate: plan each call */';
-
 function nameOf(text: string): string | undefined {
-  // Named texts first: the common case costs one lookup, and a PLAN_EACH_CALL text is never named.
   const name = names.get(text);
-  if (name !== undefined || retired.has(text) || text.includes(PLAN_EACH_CALL)) return name;
+  if (name !== undefined || retired.has(text)) return name;
   if (!candidates.has(text)) {
     if (candidates.size >= MAX_CANDIDATES) candidates.clear();
     candidates.add(text);

@@ -90,13 +90,4 @@ export class ChatHoldsRepository {
       .limit(limit)
       .execute();
   }
-
-  /** How many holds are open (the status page, tests). */
-  async count(): Promise<number> {
-    const row = await this.db
-      .selectFrom('chat_holds')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
 }
