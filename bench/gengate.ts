@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { fanOutDirectories } from '../src/objects/local-store.js';
 import { brief, call } from './http.js';
 import { freePort } from './ports.js';
 import type { Child, ProcessGroup } from './processes.js';
@@ -152,11 +153,9 @@ export async function startGengate(group: ProcessGroup, options: GengateOptions)
   }
 }
 
-/** The 4,096 directories LocalObjectStore files objects under (the first two base64url characters). */
+/** The 4,096 directories LocalObjectStore files objects under. */
 export function createObjectFanOut(root: string): void {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-  for (const first of alphabet)
-    for (const second of alphabet) mkdirSync(join(root, first + second), { recursive: true });
+  for (const directory of fanOutDirectories()) mkdirSync(join(root, directory), { recursive: true });
 }
 
 /**

@@ -24,6 +24,17 @@ import {
 /** How many distinct contents are remembered for linking; past it the memory starts over. */
 const REMEMBERED_CONTENTS = 1_000;
 
+/** An object's fan-out directory: the first two characters of its name. */
+function directoryOf(name: string): string {
+  return name.slice(0, 2);
+}
+
+/** Every fan-out directory there can be: names start with two base64url characters (newObjectName). */
+export function fanOutDirectories(): string[] {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  return [...alphabet].flatMap((first) => [...alphabet].map((second) => first + second));
+}
+
 function errorCode(error: unknown): unknown {
   return (error as { code?: unknown } | null)?.code;
 }
@@ -37,7 +48,7 @@ export class LocalObjectStore implements ObjectStore {
   constructor(private readonly root: string) {}
 
   private pathOf(name: string): string {
-    return join(this.root, name.slice(0, 2), name);
+    return join(this.root, directoryOf(name), name);
   }
 
   /**
@@ -49,7 +60,7 @@ export class LocalObjectStore implements ObjectStore {
       return await write();
     } catch (error) {
       if (errorCode(error) !== 'ENOENT') throw error;
-      await mkdir(join(this.root, name.slice(0, 2)), { recursive: true });
+      await mkdir(join(this.root, directoryOf(name)), { recursive: true });
       return write();
     }
   }
@@ -71,7 +82,7 @@ export class LocalObjectStore implements ObjectStore {
     const name = newObjectName(contentType);
     if (Buffer.isBuffer(source)) return this.putBytes(source, name, contentType, options.maxBytes);
     const path = this.pathOf(name);
-    await mkdir(join(this.root, name.slice(0, 2)), { recursive: true });
+    await mkdir(join(this.root, directoryOf(name)), { recursive: true });
     const temporary = `${path}.part`;
     const counter = sizeCap(options.maxBytes);
     try {
