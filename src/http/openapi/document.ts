@@ -7,6 +7,7 @@ import type { ErrorCode } from '../../domain/errors.js';
 import type { RouteAccess } from '../plugins/guard.js';
 import {
   type JsonSchema,
+  ref,
   securitySchemes,
   sharedHeaders,
   sharedParameters,
@@ -42,7 +43,7 @@ const TASK_WEBHOOKS = {
       })),
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } },
+        content: { 'application/json': { schema: ref('WebhookEvent') } },
       },
       responses: { '2XX': { description: 'Received; any other answer, or none, is retried' } },
     },

@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, openTestDb, type TestDb } from '../../testing/db.js';
-import { seedKey } from '../../testing/storage-fixtures.js';
+import { type SeededKey, seedKey } from '../../testing/storage-fixtures.js';
 import { migrateThrough, migrateToLatest } from '../migrations.js';
 import { Storage } from '../storage.js';
 import { ProcessLeaseRepository } from './process-leases.js';
@@ -18,12 +18,9 @@ describe.each(ENGINES)('chat holds on %s', (engine) => {
   });
   afterAll(() => db.dispose());
 
-  const open = async (
-    key: Awaited<ReturnType<typeof seedKey>>,
-    id: string,
-    now: number,
-    processId?: string,
-  ) =>
+  const failed = { status: 'failed', inputTokens: 0, outputTokens: 0, cost: 0, latencyMs: 0 } as const;
+
+  const open = async (key: SeededKey, id: string, now: number, processId?: string) =>
     expect(
       await storage.chatBilling.open({ id, modelId: 'gpt-4o', ref: { ...key.ref, now }, processId }, 100),
     ).toBe(true);
@@ -55,8 +52,6 @@ describe.each(ENGINES)('chat holds on %s', (engine) => {
     const dead = (await storage.chatHolds.ofDeadProcesses(2_000, 100)).map((hold) => hold.id);
     expect(dead.sort()).toEqual(['chat_of_dead', 'chat_of_unknown']);
   });
-
-  const failed = { status: 'failed', inputTokens: 0, outputTokens: 0, cost: 0, latencyMs: 0 } as const;
 });
 
 describe.each(ENGINES)('migration 009 on %s', (engine) => {
