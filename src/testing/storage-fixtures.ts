@@ -121,3 +121,21 @@ export function newTaskRow(key: SeededKey, holdAmount: number, overrides: Partia
     ...overrides,
   };
 }
+
+/** A settled chat request's usage row, as its settlement writes it (completed), for tests of what reads them. */
+export async function recordChatUsage(
+  storage: Storage,
+  key: { accountId: number; keyId: number },
+  chat: { id: string; at: number; model: string; cost: number; tokens: [number, number]; latencyMs: number },
+): Promise<void> {
+  await storage.usage.record(
+    { id: chat.id, accountId: key.accountId, keyId: key.keyId, modelId: chat.model, createdAt: chat.at },
+    {
+      status: 'completed',
+      inputTokens: chat.tokens[0],
+      outputTokens: chat.tokens[1],
+      cost: chat.cost,
+      latencyMs: chat.latencyMs,
+    },
+  );
+}

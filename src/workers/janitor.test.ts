@@ -2,6 +2,7 @@
 // engine, and looks again only after SEAL_INTERVAL_MS.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../testing/db.js';
+import { recordChatUsage } from '../testing/storage-fixtures.js';
 import { createTaskTestApp, type TaskTestApp } from '../testing/tasks.js';
 import { runJanitorOnce } from './janitor.js';
 
@@ -17,22 +18,14 @@ describe.each(ENGINES)('janitor on %s', (engine) => {
   it('seals the daily totals of finished days once, before any page asks', async () => {
     const key = await app.newKey();
     const at = Date.now() - 5 * DAY;
-    await app.ctx.storage.usage.record(
-      {
-        id: 'chat-janitor-1',
-        accountId: key.accountId,
-        keyId: key.keyId,
-        modelId: 'gpt-4o-mini',
-        createdAt: at,
-      },
-      {
-        status: 'completed',
-        inputTokens: 10,
-        outputTokens: 3,
-        cost: 1_500,
-        latencyMs: 5,
-      },
-    );
+    await recordChatUsage(app.ctx.storage, key, {
+      id: 'chat-janitor-1',
+      at,
+      model: 'gpt-4o-mini',
+      cost: 1_500,
+      tokens: [10, 3],
+      latencyMs: 5,
+    });
 
     const first = await runJanitorOnce(app.ctx);
     expect(first.sealedAccounts).toBeGreaterThanOrEqual(1);

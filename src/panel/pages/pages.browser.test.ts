@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenOnLoopback, type TestKey } from '../../testing/app.js';
 import { HAVE_BROWSER, launchBrowser } from '../../testing/browser.js';
 import { loginLink } from '../../testing/panel.js';
+import { recordChatUsage } from '../../testing/storage-fixtures.js';
 import { createTaskTestApp, generate, type TaskTestApp, waitForFinal } from '../../testing/tasks.js';
 
 const SHOTS = join(import.meta.dirname, '../../../test-results/panel');
@@ -36,22 +37,14 @@ describe.skipIf(!HAVE_BROWSER)('the feature pages in a browser', () => {
     expect(res.statusCode).toBe(202);
     taskId = res.json().task_id;
     expect((await waitForFinal(app, owner, taskId)).status).toBe('completed');
-    await app.ctx.storage.usage.record(
-      {
-        id: 'browser-chat',
-        accountId: owner.accountId,
-        keyId: owner.keyId,
-        modelId: 'gpt-4o-mini',
-        createdAt: Date.now(),
-      },
-      {
-        status: 'completed',
-        inputTokens: 900,
-        outputTokens: 120,
-        cost: 1_250_000,
-        latencyMs: 40,
-      },
-    );
+    await recordChatUsage(app.ctx.storage, owner, {
+      id: 'browser-chat',
+      at: Date.now(),
+      model: 'gpt-4o-mini',
+      cost: 1_250_000,
+      tokens: [900, 120],
+      latencyMs: 40,
+    });
     origin = await listenOnLoopback(app);
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

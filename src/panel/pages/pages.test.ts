@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestKey } from '../../testing/app.js';
 import { cookieFrom, csrfOf, getPage, postForm, signIn } from '../../testing/panel.js';
+import { recordChatUsage } from '../../testing/storage-fixtures.js';
 import { createTaskTestApp, generate, type TaskTestApp, waitForFinal } from '../../testing/tasks.js';
 
 describe('panel feature pages', () => {
@@ -277,32 +278,23 @@ describe('panel feature pages', () => {
   describe('analytics', () => {
     it('draws spend, requests and tokens from the account’s usage, per key and model', async () => {
       const now = Date.now();
-      await app.ctx.storage.usage.record(
-        {
-          id: 'usage-a',
-          accountId: owner.accountId,
-          keyId: owner.keyId,
-          modelId: 'gpt-4o',
-          createdAt: now,
-        },
-        {
-          status: 'completed',
-          inputTokens: 1200,
-          outputTokens: 345,
-          cost: 2_500_000,
-          latencyMs: 5,
-        },
-      );
-      await app.ctx.storage.usage.record(
-        {
-          id: 'usage-b',
-          accountId: stranger.accountId,
-          keyId: stranger.keyId,
-          modelId: 'claude-opus-4',
-          createdAt: now,
-        },
-        { status: 'completed', inputTokens: 1, outputTokens: 1, cost: 1_000, latencyMs: 5 },
-      );
+      const { storage } = app.ctx;
+      await recordChatUsage(storage, owner, {
+        id: 'usage-a',
+        at: now,
+        model: 'gpt-4o',
+        cost: 2_500_000,
+        tokens: [1200, 345],
+        latencyMs: 5,
+      });
+      await recordChatUsage(storage, stranger, {
+        id: 'usage-b',
+        at: now,
+        model: 'claude-opus-4',
+        cost: 1_000,
+        tokens: [1, 1],
+        latencyMs: 5,
+      });
       const html = await getPage(app, '/panel/analytics?range=week', cookie);
       const json = (id: string) =>
         JSON.parse(new RegExp(`<script type="application/json" id="${id}">(.*?)</script>`).exec(html)![1]);

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestKey } from '../../testing/app.js';
 import { ENGINES } from '../../testing/db.js';
+import { recordChatUsage } from '../../testing/storage-fixtures.js';
 import { createTaskTestApp, type TaskTestApp } from '../../testing/tasks.js';
 
 const DAY = 86_400_000;
@@ -63,23 +64,14 @@ describe.each(ENGINES)('daily usage of a key on %s', (engine) => {
         .execute();
   };
   const chat = async (key: TestKey, at: number, model: string, tokens: [number, number], cost: number) => {
-    const id = `chat-${++serial}`;
-    await app.ctx.storage.usage.record(
-      {
-        id,
-        accountId: key.accountId,
-        keyId: key.keyId,
-        modelId: model,
-        createdAt: at,
-      },
-      {
-        status: 'completed',
-        inputTokens: tokens[0],
-        outputTokens: tokens[1],
-        cost,
-        latencyMs: 10,
-      },
-    );
+    await recordChatUsage(app.ctx.storage, key, {
+      id: `chat-${++serial}`,
+      at,
+      model,
+      cost,
+      tokens,
+      latencyMs: 10,
+    });
   };
 
   it('adds up requests, captures and tokens per model and day, for the key only', async () => {

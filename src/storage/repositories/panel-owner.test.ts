@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TASK_FAILURE } from '../../domain/tasks/states.js';
 import { ENGINES, openTestDb, type TestDb } from '../../testing/db.js';
-import { seedAccount, seedKey, seedTask } from '../../testing/storage-fixtures.js';
+import { recordChatUsage, seedAccount, seedKey, seedTask } from '../../testing/storage-fixtures.js';
 import { isCheckViolation } from '../db.js';
 import { checkLedger } from '../ledger-check.js';
 import { Storage } from '../storage.js';
@@ -262,23 +262,7 @@ describe.each(ENGINES)('panel owner repositories on %s', (engine) => {
       cost: number,
       tokens: [number, number],
     ) => {
-      const id = randomUUID();
-      await storage.usage.record(
-        {
-          id,
-          accountId: key.accountId,
-          keyId: key.keyId,
-          modelId: model,
-          createdAt: at,
-        },
-        {
-          status: 'completed',
-          inputTokens: tokens[0],
-          outputTokens: tokens[1],
-          cost,
-          latencyMs: 1,
-        },
-      );
+      await recordChatUsage(storage, key, { id: randomUUID(), at, model, cost, tokens, latencyMs: 1 });
     };
     await chat(k1, base, 'gpt-4o', 100, [10, 1]);
     await chat(k1, base + 10, 'gpt-4o', 50, [5, 2]);
@@ -375,23 +359,14 @@ describe.each(ENGINES)('sealed daily usage totals on %s', (engine) => {
       const now = today + 10 * 3_600_000;
       let n = 0;
       const chat = async (key: typeof k1, at: number, model: string, cost: number) => {
-        const id = `u${++n}`;
-        await storage.usage.record(
-          {
-            id,
-            accountId: key.accountId,
-            keyId: key.keyId,
-            modelId: model,
-            createdAt: at,
-          },
-          {
-            status: 'completed',
-            inputTokens: 10,
-            outputTokens: 2,
-            cost,
-            latencyMs: 1,
-          },
-        );
+        await recordChatUsage(storage, key, {
+          id: `u${++n}`,
+          at,
+          model,
+          cost,
+          tokens: [10, 2],
+          latencyMs: 1,
+        });
       };
       for (let day = 0; day < 10; day++) {
         await chat(k1, today - day * D + 5, 'gpt-4o', 100 + day);
