@@ -47,7 +47,7 @@ export interface ChatCallInit {
 }
 
 export interface Settlement {
-  status: Exclude<UsageStatus, 'pending'>;
+  status: UsageStatus;
   usage: TokenUsage | null;
   /** Micro-rubles captured. */
   cost: number;

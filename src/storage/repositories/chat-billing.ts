@@ -115,6 +115,11 @@ const PG_HOLD_OPEN = prepared((db, p: { id: string }) =>
   db.selectFrom('chat_holds').select('id').where('id', '=', p.id),
 );
 
+/** A settlement that names an open hold of another key or amount: a bug in the caller. */
+function wrongHold(id: string, holdAmount: number, keyId: number): LedgerIntegrityError {
+  return new LedgerIntegrityError(`chat request ${id} has no hold of ${holdAmount} on key ${keyId}`);
+}
+
 export class ChatBillingRepository {
   /** How the batched holds and settlements commit (Storage decides: relaxed, or with a flush barrier). */
   private readonly commits: FlushBarrier;
@@ -148,9 +153,7 @@ export class ChatBillingRepository {
     if (settled.rows.length === 2) return true;
     const { rows } = await PG_HOLD_OPEN(this.db, { id: values.id });
     if (rows.length > 0) {
-      throw new LedgerIntegrityError(
-        `chat request ${values.id} has no hold of ${values.holdAmount} on key ${values.keyId}`,
-      );
+      throw wrongHold(values.id, values.holdAmount, values.keyId);
     }
     return false;
   }
@@ -211,7 +214,7 @@ export class ChatBillingRepository {
       if (!hold) return false;
       // Throwing rolls the deletion back: the hold stays open for a correct settlement.
       if (Number(hold.key_id) !== ref.keyId || Number(hold.amount) !== holdAmount) {
-        throw new LedgerIntegrityError(`chat request ${id} has no hold of ${holdAmount} on key ${ref.keyId}`);
+        throw wrongHold(id, holdAmount, ref.keyId);
       }
       const request = {
         id,

@@ -50,7 +50,6 @@ const RECORD = prepared((db, p: UsageRequest & UsageOutcome) =>
     status: p.status,
     latency_ms: p.latencyMs,
     created_at: p.createdAt,
-    process_id: null,
   }),
 );
 
