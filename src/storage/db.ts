@@ -118,8 +118,15 @@ export function openPostgres(
   // plans are kept from their first calls. chat_holds, planned while it was a few pages, fills
   // with dead rows between vacuums, and a kept plan that scanned it whole went from 1.4 to 2.1 ms a
   // settlement within 4,000 statements (bench/NOTES.md, round 7).
+  // And each statement planned once: PostgreSQL judged the batched hold's generic plan dearer than
+  // a custom one and planned it anew on every call (0.90 → 0.55 ms a statement of one request,
+  // 0.75 → 0.69 ms of sixteen; bench/NOTES.md, round 8).
   relaxedPool.on('connect', (client) => {
-    client.query('set synchronous_commit = off; set enable_seqscan = off').catch(() => undefined);
+    client
+      .query(
+        'set synchronous_commit = off; set enable_seqscan = off; set plan_cache_mode = force_generic_plan',
+      )
+      .catch(() => undefined);
   });
   const relaxed = new Kysely<Database>({ dialect: new PostgresDialect({ pool: relaxedPool }) });
   return {

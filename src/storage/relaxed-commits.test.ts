@@ -8,6 +8,7 @@ import { recordingKysely } from '../testing/recording-kysely.js';
 import { HAVE_POSTGRES } from '../testing/services.js';
 import { seedKey } from '../testing/storage-fixtures.js';
 import { openDatabase, openPostgres } from './db.js';
+import { pgOpenMany } from './pg-chat-batch.js';
 import type { Database } from './schema.js';
 import { Storage } from './storage.js';
 
@@ -33,6 +34,9 @@ describe.skipIf(!HAVE_POSTGRES)('relaxed commits for chat billing on PostgreSQL'
     // the main pool would scan the table whole, which fills with dead rows between vacuums.
     const plan = (pool: Kysely<Database>) =>
       pool.connection().execute(async (conn) => {
+        const before = (
+          await sql<{ mode: string }>`select current_setting('plan_cache_mode') as mode`.execute(conn)
+        ).rows[0].mode;
         await sql`set plan_cache_mode = force_generic_plan`.execute(conn);
         await sql`prepare holds_lookup(text[]) as
           select h.id from chat_holds h join unnest($1::text[]) as i(id) on h.id = i.id`.execute(conn);
@@ -43,13 +47,43 @@ describe.skipIf(!HAVE_POSTGRES)('relaxed commits for chat billing on PostgreSQL'
           return rows.map((row) => row['QUERY PLAN']).join('\n');
         } finally {
           await sql`deallocate holds_lookup`.execute(conn);
-          await sql`reset plan_cache_mode`.execute(conn);
+          // The pool's own setting, not the server default (RESET would give the server's).
+          await sql`select set_config('plan_cache_mode', ${before}, false)`.execute(conn);
         }
       });
     expect(await plan(db.kysely)).toContain('Seq Scan on chat_holds');
     const relaxed = await plan(db.relaxed!);
     expect(relaxed).not.toContain('Seq Scan on chat_holds');
     expect(relaxed).toMatch(/Index (Only )?Scan using chat_holds_pkey/);
+  });
+
+  it('the relaxed pool plans each batched statement once, the main pool as PostgreSQL chooses', async () => {
+    const mode = async (pool: Kysely<Database>) =>
+      (await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(pool)).rows[0].plan_cache_mode;
+    expect(await mode(db.kysely)).toBe('auto');
+    expect(await mode(db.relaxed!)).toBe('force_generic_plan');
+    // The batched hold, which PostgreSQL left alone re-planned on every call.
+    const key = await seedKey(Storage.from(db), { balance: 1_000_000 });
+    const plans = await db.relaxed!.connection().execute(async (conn) => {
+      for (let round = 0; round < 8; round++) {
+        const items = [0, 1].map(() => ({
+          id: randomUUID(),
+          keyId: key.keyId,
+          accountId: key.ref.accountId,
+          modelId: 'gpt-4o-mini',
+          amount: 10,
+          now: Date.now(),
+          processId: null,
+        }));
+        expect(await pgOpenMany(conn, items)).toEqual([true, true]);
+      }
+      const { rows } = await sql<{ generic_plans: string; custom_plans: string }>`
+        select generic_plans, custom_plans from pg_prepared_statements
+        where statement like '%insert into chat_holds%'`.execute(conn);
+      return rows.map((row) => ({ generic: Number(row.generic_plans), custom: Number(row.custom_plans) }));
+    });
+    // Named from its second call on (pg-named-statements.ts), then never planned again.
+    expect(plans).toEqual([{ generic: 7, custom: 0 }]);
   });
 
   it('a server opened with PG_CHAT_SYNC_COMMIT keeps the relaxed pool (for the flush barrier) and says so', async () => {
