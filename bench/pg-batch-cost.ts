@@ -4,7 +4,8 @@
 // the statement's fixed cost; the slope between sizes is the cost per request.
 //   node bin/run-ts.mjs bench/pg-batch-cost.ts [statements per size, 300] [sizes, 1,8,16,32] [every]
 // With `every`, also a row per `every` statements of each size: a cost that grows as the tables do
-// (a kept plan gone bad) shows there.
+// (a kept plan gone bad) shows there. The last row is a lone request's: the single-request hold and
+// settlement that Storage sends when nothing else is queued (the 1-connection chat path).
 import { uuidV7 } from '../src/domain/ids.js';
 import { pgOpenMany, pgSettleMany } from '../src/storage/pg-chat-batch.js';
 import { Storage } from '../src/storage/storage.js';
@@ -71,6 +72,31 @@ try {
       `| ${size} | ${hold.toFixed(3)} | ${(hold / size).toFixed(3)} | ${settle.toFixed(3)} | ${(settle / size).toFixed(3)} |`,
     );
   }
+  const storage = Storage.from(db);
+  let [holdMs, settleMs] = [0, 0];
+  for (let round = 0; round < rounds; round++) {
+    const id = `chat_${uuidV7()}`;
+    const ref = { ...key.ref, now: Date.now() };
+    let started = process.hrtime.bigint();
+    if (!(await storage.chatBilling.open({ id, modelId: 'gpt-4o-mini', ref }, 100)))
+      throw new Error('a hold was declined');
+    holdMs += Number(process.hrtime.bigint() - started) / 1e6;
+    started = process.hrtime.bigint();
+    const outcome = {
+      status: 'completed',
+      inputTokens: 10,
+      outputTokens: 10,
+      cost: 40,
+      latencyMs: 1,
+    } as const;
+    if (!(await storage.chatBilling.settle(ref, id, 100, outcome)))
+      throw new Error('a settlement was declined');
+    settleMs += Number(process.hrtime.bigint() - started) / 1e6;
+  }
+  const [hold, settle] = [holdMs / rounds, settleMs / rounds];
+  console.log(
+    `| 1, single statement | ${hold.toFixed(3)} | ${hold.toFixed(3)} | ${settle.toFixed(3)} | ${settle.toFixed(3)} |`,
+  );
 } finally {
   await drop();
 }
