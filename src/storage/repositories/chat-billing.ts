@@ -111,10 +111,6 @@ const PG_SETTLE = prepared(
     })}`,
 );
 
-const PG_HOLD_OPEN = prepared((db, p: { id: string }) =>
-  db.selectFrom('chat_holds').select('id').where('id', '=', p.id),
-);
-
 /** A settlement that names an open hold of another key or amount: a bug in the caller. */
 function wrongHold(id: string, holdAmount: number, keyId: number): LedgerIntegrityError {
   return new LedgerIntegrityError(`chat request ${id} has no hold of ${holdAmount} on key ${keyId}`);
@@ -151,8 +147,8 @@ export class ChatBillingRepository {
     const released = values.holdAmount - values.cost;
     const settled = await this.commits.durably((db) => PG_SETTLE(db, { ...values, released }));
     if (settled.rows.length === 2) return true;
-    const { rows } = await PG_HOLD_OPEN(this.db, { id: values.id });
-    if (rows.length > 0) {
+    // Not applied: already settled (false), or an open hold of another key or amount (a bug).
+    if (await new ChatHoldsRepository(this.db).byId(values.id)) {
       throw wrongHold(values.id, values.holdAmount, values.keyId);
     }
     return false;

@@ -66,7 +66,10 @@ export class UsageRepository {
     return rows[0]?.balance;
   }
 
-  /** Writes the row of a settled request (chat-billing.ts writes it with the settlement; imports, tests). */
+  /**
+   * Writes the row of a settled request, for tests of what reads the rows: the settlement writes its
+   * own in its transaction or statement (chat-billing.ts).
+   */
   async record(request: UsageRequest, outcome: UsageOutcome): Promise<void> {
     await RECORD(this.db, { ...request, ...outcome });
   }
