@@ -100,9 +100,15 @@ export async function buildContext(
     syncImages: new SyncImageService({ storage, clock, ...taskServices }, { waitMs: config.syncImageWaitMs }),
     wakeups: db.engine === 'postgres' && config.databaseUrl ? wakeupsOf(db, config) : undefined,
   };
-  // Created and finished tasks wake the task runners and webhook senders of every process.
+  // Created tasks wake the task runners of every process. A finished task's webhook is delivered by
+  // this process's own sender when it runs one (nudged in-process); only a process without one (an
+  // API process finishing a task on a provider's callback or a cancel) wakes the others' senders.
+  // A NOTIFY wakes every listening process and its PostgreSQL backend: in the task pipeline the
+  // workers' NOTIFYs to each other were 5% of the machine's CPU (bench/NOTES.md, round 9).
   ctx.taskEvents.onCreated(() => ctx.wakeups?.notify('tasks'));
-  ctx.taskEvents.onFinished(() => ctx.wakeups?.notify('webhooks'));
+  ctx.taskEvents.onFinished(() => {
+    if (!ctx.taskEvents.deliversWebhooks) ctx.wakeups?.notify('webhooks');
+  });
   return { ctx, db, redis };
 }
 

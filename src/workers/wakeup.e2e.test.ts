@@ -1,10 +1,12 @@
 // LISTEN/NOTIFY between two gengates on one PostgreSQL schema: a task created through one (an API
-// process, no runner) is claimed by the other's runner at once, not at its next poll (60 s here).
+// process, no runner) is claimed by the other's runner at once, not at its next poll (60 s here);
+// a finished task wakes other processes' webhook senders only from a process that has none.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PgWakeups } from '../storage/pg-wakeups.js';
+import { NOTIFY_SPACING_MS, PgWakeups } from '../storage/pg-wakeups.js';
 import { openTestDb, type TestDb } from '../testing/db.js';
 import { HAVE_POSTGRES } from '../testing/services.js';
 import { createTaskTestApp, expectLedgerClean, generate, type TaskTestApp } from '../testing/tasks.js';
+import { startWebhookSender } from './webhook-sender.js';
 
 describe.skipIf(!HAVE_POSTGRES)('workers woken through LISTEN/NOTIFY', () => {
   let db: TestDb;
@@ -47,4 +49,38 @@ describe.skipIf(!HAVE_POSTGRES)('workers woken through LISTEN/NOTIFY', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     await expectLedgerClean(api);
   });
+
+  it('a finished task wakes the webhook senders of other processes only when its process runs none', async () => {
+    const observer = new PgWakeups(db.kysely, db.url!);
+    let webhooks = 0;
+    observer.on('webhooks', () => webhooks++);
+    await observer.ready();
+    const sender = startWebhookSender(worker.ctx, () => {});
+    try {
+      webhooks = 0;
+      // The worker runs a sender: it delivers what it finishes itself, and tells no one.
+      worker.ctx.taskEvents.finished('finished-in-a-process-with-a-sender');
+      await new Promise((resolve) => setTimeout(resolve, NOTIFY_SPACING_MS + 500));
+      expect(webhooks).toBe(0);
+      // The API process runs none: its finished task wakes the senders of the others.
+      api.ctx.taskEvents.finished('finished-in-a-process-without-one');
+      await until(() => webhooks > 0);
+      // Once its sender has stopped, the worker wakes the others too.
+      await sender.stop();
+      webhooks = 0;
+      worker.ctx.taskEvents.finished('finished-after-the-sender-stopped');
+      await until(() => webhooks > 0);
+    } finally {
+      await sender.stop();
+      await observer.close();
+    }
+  });
 });
+
+async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

@@ -68,8 +68,10 @@ export function startWebhookSender(
     }
   }
 
-  // Tasks finished by other processes wake this sender through NOTIFY (PostgreSQL).
+  // Tasks finished in this process nudge it directly; tasks finished by a process without a sender
+  // wake it through NOTIFY (PostgreSQL). Others are found at the next poll.
   const unsubscribe = [
+    ctx.taskEvents.webhookSenderStarted(),
     ctx.taskEvents.onFinished(nudge),
     ...(ctx.wakeups ? [ctx.wakeups.on('webhooks', nudge)] : []),
   ];

@@ -5,6 +5,8 @@ import { EventEmitter } from 'node:events';
 
 export class TaskEvents {
   private readonly emitter = new EventEmitter();
+  /** Webhook senders running in this process (see deliversWebhooks). */
+  private webhookSenders = 0;
 
   constructor() {
     // One listener per waiting request: many are normal, not a leak.
@@ -29,6 +31,25 @@ export class TaskEvents {
   onFinished(listener: () => void): () => void {
     this.emitter.on('finished', listener);
     return () => this.emitter.off('finished', listener);
+  }
+
+  /**
+   * A webhook sender runs in this process until the returned function is called: the webhooks of
+   * the tasks this process finishes are delivered here, nudged in-process (onFinished).
+   */
+  webhookSenderStarted(): () => void {
+    this.webhookSenders++;
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      this.webhookSenders--;
+    };
+  }
+
+  /** Whether a webhook sender runs in this process. */
+  get deliversWebhooks(): boolean {
+    return this.webhookSenders > 0;
   }
 
   /** Resolves when `taskId` is reported final in this process, or after `ms`, whichever is first. */
