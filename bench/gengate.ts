@@ -103,10 +103,12 @@ export async function startGengate(group: ProcessGroup, options: GengateOptions)
       ? join(options.profileDir, `gengate-${options.engine}-${options.purpose.replace(/\W+/g, '-')}`)
       : undefined;
     const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+    // Extra node flags for every gengate child, for investigations (e.g. --perf-basic-prof).
+    const extra = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
     const spawnedAt = Date.now();
     const child = group.spawnNode(
       name,
-      [...profile, ...npmStartNodeFlags(), 'bin/gengate.mjs', 'serve', '--role', options.role],
+      [...profile, ...extra, ...npmStartNodeFlags(), 'bin/gengate.mjs', 'serve', '--role', options.role],
       {
         env,
       },

@@ -29,7 +29,7 @@ type Start = (
 ) => Promise<GengateInstance>;
 
 export async function taskPipeline(env: BenchEnvironment, start: Start): Promise<void> {
-  const { tasks, connections, taskTimeoutSec } = env.settings;
+  const { tasks } = env.settings;
   const scenario = `task pipeline, 2 API + 2 worker processes, ${tasks.toLocaleString('en-US')} tasks, webhooks on`;
   section(`${scenario} [postgres]`);
   const started: GengateInstance[] = [];
@@ -45,66 +45,42 @@ export async function taskPipeline(env: BenchEnvironment, start: Start): Promise
     const body = generateBody(env.settings.taskModel, webhookUrl(env), { samePrompt: true });
     await resetReceiver(env);
     const gate = await firstTaskWorks(env, api, body);
-    let loads: LoadStats[] = [];
-    let final: ReceiverStats | undefined;
-    let elapsedSec = Number.NaN;
+    let round: Round | undefined;
+    let warmUp: Round | undefined;
+    let warmUpProblem: string | undefined;
     if (!gate.skip && !gate.invalid) {
-      await resetReceiver(env);
-      const share = Math.ceil(tasks / apis.length);
-      // A number of requests: autocannon (wrk only runs for a duration); its CPU is reported.
-      loads = await Promise.all(
-        apis.map((instance) =>
-          env.load.autocannon({
-            ...asJob(gengateTarget(instance, 'POST', '/generate', body)),
-            connections: Math.max(1, Math.floor(connections / apis.length)),
-            amount: share,
-            uniqueBodies: true,
-            maxSec: taskTimeoutSec,
-          }),
-        ),
-      );
-      const accepted = loads.reduce((sum, l) => sum + l.ok, 0);
-      const firstPostAt = Math.min(...loads.map((l) => l.startedAtMs));
-      for (const [i, l] of loads.entries()) log(`  · POST /generate to API ${i + 1}: ${describeLoad(l)}`);
-      final = await waitForFinal(env, accepted, firstPostAt + taskTimeoutSec * 1000);
-      const endMs = final.tasks >= accepted && final.lastFinalAtMs ? final.lastFinalAtMs : Date.now();
-      elapsedSec = (endMs - firstPostAt) / 1000;
-      env.measurements.push({
-        scenario,
-        system: 'gengate',
-        engine: 'postgres',
-        extra: {
-          'tasks accepted': accepted,
-          'tasks final': final.tasks,
-          'tasks failed': final.failed,
-          'webhook deliveries': final.deliveries,
-          'first POST to last webhook, s': elapsedSec,
-          'tasks/s': final.tasks / elapsedSec,
-          'POST→webhook p50 ms': final.createdToWebhookMs.p50 ?? 'n/a',
-          'POST→webhook p99 ms': final.createdToWebhookMs.p99 ?? 'n/a',
-          'POST→webhook max ms': final.createdToWebhookMs.max ?? 'n/a',
-          'POST rate, req/s': loads.reduce((sum, l) => sum + l.requestsPerSec, 0),
-          generator: loads.map((l) => describeGenerator(l)).join(' + '),
-        },
-      });
-      log(
-        `  · ${final.tasks.toLocaleString('en-US')} final (${final.failed} failed) in ${formatNumber(elapsedSec)} s; POST→webhook p50 ${formatNumber(final.createdToWebhookMs.p50)} ms, p99 ${formatNumber(final.createdToWebhookMs.p99)} ms`,
-      );
+      // The same N tasks once untimed first: fresh processes spend the first seconds of load
+      // compiling their hot code (a third of their CPU in the first 8 s of a cold 10,000-task run,
+      // bench/NOTES.md round 9), which a server that has been up for a minute no longer pays. Its
+      // figure is reported beside the timed one.
+      warmUp = await runRound(env, apis, body, tasks);
+      warmUpProblem = roundProblem(warmUp, tasks, 'warm-up');
+      log(`  · warm-up (cold processes, untimed): ${describeRound(warmUp)}`);
+      if (!warmUpProblem) {
+        round = await runRound(env, apis, body, tasks);
+        log(`  · timed: ${describeRound(round)}`);
+        env.measurements.push({
+          scenario,
+          system: 'gengate',
+          engine: 'postgres',
+          extra: {
+            ...roundFigures(round),
+            'warm-up round (cold processes), tasks/s': warmUp.final.tasks / warmUp.elapsedSec,
+            'warm-up round, POST→webhook p99 ms': warmUp.final.createdToWebhookMs.p99 ?? 'n/a',
+          },
+        });
+      }
     }
-    const accepted = loads.reduce((sum, l) => sum + l.ok, 0);
-    const unfinished =
-      final && final.tasks < accepted
-        ? `only ${final.tasks.toLocaleString('en-US')} of ${accepted.toLocaleString('en-US')} tasks reached a final state within ${formatNumber(elapsedSec)} s (the value is a lower bound)`
-        : undefined;
-    const failedTasks = final && final.failed > 0 ? `${final.failed} tasks failed` : undefined;
+    const loads = round?.loads ?? [];
+    const final = round?.final;
+    const elapsedSec = round?.elapsedSec ?? Number.NaN;
     const invalid = gate.skip
       ? undefined
-      : (gate.invalid ??
-        loads.map((l, i) => loadProblem(l, `POST /generate to API ${i + 1}`)).find(Boolean) ??
-        (loads.length && accepted < tasks ? `only ${accepted} of ${tasks} POSTs were accepted` : undefined) ??
-        unfinished ??
-        failedTasks);
+      : (gate.invalid ?? warmUpProblem ?? (round && roundProblem(round, tasks, 'timed round')));
     const generators = loads.map((l) => describeGenerator(l)).join(' + ');
+    const coldFigure = warmUp
+      ? `; untimed warm-up round before it, on cold processes: ${formatNumber(warmUp.final.tasks / warmUp.elapsedSec)} tasks/s`
+      : '';
     addFigure(env, {
       id: 'pipeline-throughput',
       label: `task pipeline, 2 API + 2 worker processes, ${tasks.toLocaleString('en-US')} tasks, webhooks on`,
@@ -113,7 +89,7 @@ export async function taskPipeline(env: BenchEnvironment, start: Start): Promise
       target: TARGETS.pipelineTasksPerSecPg,
       value: final ? final.tasks / elapsedSec : null,
       detail: final
-        ? `${final.tasks.toLocaleString('en-US')} tasks, first POST to last webhook ${formatNumber(elapsedSec)} s (${generators})`
+        ? `${final.tasks.toLocaleString('en-US')} tasks, first POST to last webhook ${formatNumber(elapsedSec)} s (${generators})${coldFigure}`
         : '—',
       skip: gate.skip,
       invalid,
@@ -136,4 +112,73 @@ export async function taskPipeline(env: BenchEnvironment, start: Start): Promise
   } finally {
     for (const instance of started.reverse()) await instance.stop();
   }
+}
+
+interface Round {
+  loads: LoadStats[];
+  final: ReceiverStats;
+  elapsedSec: number;
+}
+
+/** N tasks POSTed, half to each API process, timed from the first POST to the last webhook. */
+async function runRound(
+  env: BenchEnvironment,
+  apis: GengateInstance[],
+  body: ReturnType<typeof generateBody>,
+  tasks: number,
+): Promise<Round> {
+  const { connections, taskTimeoutSec } = env.settings;
+  await resetReceiver(env);
+  const share = Math.ceil(tasks / apis.length);
+  // A number of requests: autocannon (wrk only runs for a duration); its CPU is reported.
+  const loads = await Promise.all(
+    apis.map((instance) =>
+      env.load.autocannon({
+        ...asJob(gengateTarget(instance, 'POST', '/generate', body)),
+        connections: Math.max(1, Math.floor(connections / apis.length)),
+        amount: share,
+        uniqueBodies: true,
+        maxSec: taskTimeoutSec,
+      }),
+    ),
+  );
+  const accepted = loads.reduce((sum, l) => sum + l.ok, 0);
+  const firstPostAt = Math.min(...loads.map((l) => l.startedAtMs));
+  for (const [i, l] of loads.entries()) log(`  · POST /generate to API ${i + 1}: ${describeLoad(l)}`);
+  const final = await waitForFinal(env, accepted, firstPostAt + taskTimeoutSec * 1000);
+  const endMs = final.tasks >= accepted && final.lastFinalAtMs ? final.lastFinalAtMs : Date.now();
+  return { loads, final, elapsedSec: (endMs - firstPostAt) / 1000 };
+}
+
+/** Why a round's figure would not be valid, if it would not. */
+function roundProblem(round: Round, tasks: number, name: string): string | undefined {
+  const accepted = round.loads.reduce((sum, l) => sum + l.ok, 0);
+  const problem =
+    round.loads.map((l, i) => loadProblem(l, `POST /generate to API ${i + 1}`)).find(Boolean) ??
+    (accepted < tasks ? `only ${accepted} of ${tasks} POSTs were accepted` : undefined) ??
+    (round.final.tasks < accepted
+      ? `only ${round.final.tasks} of ${accepted} tasks reached a final state within ${formatNumber(round.elapsedSec)} s`
+      : undefined) ??
+    (round.final.failed > 0 ? `${round.final.failed} tasks failed` : undefined);
+  return problem && `${name}: ${problem}`;
+}
+
+function roundFigures({ loads, final, elapsedSec }: Round): Record<string, string | number> {
+  return {
+    'tasks accepted': loads.reduce((sum, l) => sum + l.ok, 0),
+    'tasks final': final.tasks,
+    'tasks failed': final.failed,
+    'webhook deliveries': final.deliveries,
+    'first POST to last webhook, s': elapsedSec,
+    'tasks/s': final.tasks / elapsedSec,
+    'POST→webhook p50 ms': final.createdToWebhookMs.p50 ?? 'n/a',
+    'POST→webhook p99 ms': final.createdToWebhookMs.p99 ?? 'n/a',
+    'POST→webhook max ms': final.createdToWebhookMs.max ?? 'n/a',
+    'POST rate, req/s': loads.reduce((sum, l) => sum + l.requestsPerSec, 0),
+    generator: loads.map((l) => describeGenerator(l)).join(' + '),
+  };
+}
+
+function describeRound({ final, elapsedSec }: Round): string {
+  return `${final.tasks.toLocaleString('en-US')} final (${final.failed} failed) in ${formatNumber(elapsedSec)} s, ${formatNumber(final.tasks / elapsedSec)} tasks/s; POST→webhook p50 ${formatNumber(final.createdToWebhookMs.p50)} ms, p99 ${formatNumber(final.createdToWebhookMs.p99)} ms`;
 }
