@@ -94,6 +94,49 @@ describe.skipIf(!HAVE_POSTGRES)('LISTEN/NOTIFY wake-ups', () => {
     }
   });
 
+  it('the calls of one turn of the event loop send one NOTIFY; a call while it is in flight sends one more', async () => {
+    let sent = 0;
+    const counting = recordingKysely(
+      db.url!,
+      (text) => {
+        if (text.includes('pg_notify')) sent++;
+      },
+      1,
+    );
+    const api = new PgWakeups(counting, db.url!);
+    const worker = new PgWakeups(db.kysely, db.url!);
+    try {
+      let woken = 0;
+      worker.on('tasks', () => woken++);
+      await worker.ready();
+      await until(() => woken === 1);
+      // A batch of new tasks is announced one task at a time, each after an await of its own.
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          await Promise.resolve();
+          api.notify('tasks');
+        }),
+      );
+      await until(() => woken === 2);
+      await new Promise((resolve) => setTimeout(resolve, 4 * NOTIFY_SPACING_MS + 100));
+      expect(sent).toBe(1);
+      expect(woken).toBe(2);
+      // Work announced while a NOTIFY is on its way gets one of its own after it.
+      api.notify('tasks');
+      await new Promise((resolve) => setImmediate(resolve));
+      api.notify('tasks');
+      // (A query is logged once its answer is back, which can be after the listener heard it.)
+      await until(() => woken === 4 && sent === 3);
+      await new Promise((resolve) => setTimeout(resolve, 4 * NOTIFY_SPACING_MS + 100));
+      expect(sent).toBe(3);
+      expect(woken).toBe(4);
+    } finally {
+      await api.close();
+      await worker.close();
+      await counting.destroy();
+    }
+  });
+
   it('reconnects after its connection is killed, and wakes its listeners then', async () => {
     const worker = new PgWakeups(db.kysely, db.url!);
     try {

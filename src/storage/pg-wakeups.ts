@@ -37,7 +37,12 @@ const RECONNECT_MAX_MS = 5_000;
 
 export class PgWakeups implements Wakeups {
   private readonly listeners = new Map<WakeupChannel, Set<() => void>>();
-  private readonly sending = new Map<WakeupChannel, 'once' | 'again'>();
+  /**
+   * Per channel: `pending` a NOTIFY is due (it covers every call made until it is sent), `once` one
+   * is in flight, `again` one is in flight and another must follow it (calls made meanwhile may be
+   * for work its listeners have already looked for).
+   */
+  private readonly sending = new Map<WakeupChannel, 'pending' | 'once' | 'again'>();
   /** When each channel's last NOTIFY was sent, for the spacing. */
   private readonly lastSentAt = new Map<WakeupChannel, number>();
   private names: Promise<Record<WakeupChannel, string>> | undefined;
@@ -56,12 +61,12 @@ export class PgWakeups implements Wakeups {
   notify(channel: WakeupChannel): void {
     if (this.closed) return;
     const state = this.sending.get(channel);
-    if (state) {
-      this.sending.set(channel, 'again');
-      return;
-    }
-    this.sending.set(channel, 'once');
-    this.sendSpaced(channel);
+    if (state === 'once') this.sending.set(channel, 'again');
+    if (state) return;
+    this.sending.set(channel, 'pending');
+    // Sent once this turn of the event loop is over: the tasks of one batch are announced one by
+    // one, and one NOTIFY covers them all (it was two: one at once, one more behind it).
+    setImmediate(() => this.sendSpaced(channel));
   }
 
   /** Sends now, or once NOTIFY_SPACING_MS have passed since the channel's last NOTIFY. */
@@ -72,6 +77,8 @@ export class PgWakeups implements Wakeups {
   }
 
   private async send(channel: WakeupChannel): Promise<void> {
+    if (this.closed) return;
+    this.sending.set(channel, 'once');
     this.lastSentAt.set(channel, Date.now());
     try {
       const name = (await this.channelNames())[channel];
@@ -81,7 +88,7 @@ export class PgWakeups implements Wakeups {
       if (!this.closed) this.warn(`NOTIFY ${channel} failed`, error);
     }
     if (this.sending.get(channel) === 'again' && !this.closed) {
-      this.sending.set(channel, 'once');
+      this.sending.set(channel, 'pending');
       this.sendSpaced(channel);
     } else {
       this.sending.delete(channel);
