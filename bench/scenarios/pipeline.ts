@@ -127,6 +127,8 @@ export async function taskPipeline(env: BenchEnvironment, start: Start): Promise
 
 interface Round {
   loads: LoadStats[];
+  /** POSTs answered 202. */
+  accepted: number;
   final: ReceiverStats;
   elapsedSec: number;
 }
@@ -158,12 +160,12 @@ async function runRound(
   for (const [i, l] of loads.entries()) log(`  · POST /generate to API ${i + 1}: ${describeLoad(l)}`);
   const final = await waitForFinal(env, accepted, firstPostAt + taskTimeoutSec * 1000);
   const endMs = final.tasks >= accepted && final.lastFinalAtMs ? final.lastFinalAtMs : Date.now();
-  return { loads, final, elapsedSec: (endMs - firstPostAt) / 1000 };
+  return { loads, accepted, final, elapsedSec: (endMs - firstPostAt) / 1000 };
 }
 
 /** Why a round's figure would not be valid, if it would not. */
 function roundProblem(round: Round, tasks: number, name: string): string | undefined {
-  const accepted = round.loads.reduce((sum, l) => sum + l.ok, 0);
+  const { accepted } = round;
   const problem =
     round.loads.map((l, i) => loadProblem(l, `POST /generate to API ${i + 1}`)).find(Boolean) ??
     (accepted < tasks ? `only ${accepted} of ${tasks} POSTs were accepted` : undefined) ??
@@ -174,9 +176,9 @@ function roundProblem(round: Round, tasks: number, name: string): string | undef
   return problem && `${name}: ${problem}`;
 }
 
-function roundFigures({ loads, final, elapsedSec }: Round): Record<string, string | number> {
+function roundFigures({ loads, accepted, final, elapsedSec }: Round): Record<string, string | number> {
   return {
-    'tasks accepted': loads.reduce((sum, l) => sum + l.ok, 0),
+    'tasks accepted': accepted,
     'tasks final': final.tasks,
     'tasks failed': final.failed,
     'webhook deliveries': final.deliveries,

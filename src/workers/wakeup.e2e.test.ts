@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFY_SPACING_MS, PgWakeups } from '../storage/pg-wakeups.js';
 import { openTestDb, type TestDb } from '../testing/db.js';
+import { waitFor } from '../testing/provider-e2e.js';
 import { HAVE_POSTGRES } from '../testing/services.js';
 import { createTaskTestApp, expectLedgerClean, generate, type TaskTestApp } from '../testing/tasks.js';
 import { startWebhookSender } from './webhook-sender.js';
@@ -64,23 +65,21 @@ describe.skipIf(!HAVE_POSTGRES)('workers woken through LISTEN/NOTIFY', () => {
       expect(webhooks).toBe(0);
       // The API process runs none: its finished task wakes the senders of the others.
       api.ctx.taskEvents.finished('finished-in-a-process-without-one');
-      await until(() => webhooks > 0);
+      await waitFor(
+        () => webhooks,
+        (count) => count > 0,
+      );
       // Once its sender has stopped, the worker wakes the others too.
       await sender.stop();
       webhooks = 0;
       worker.ctx.taskEvents.finished('finished-after-the-sender-stopped');
-      await until(() => webhooks > 0);
+      await waitFor(
+        () => webhooks,
+        (count) => count > 0,
+      );
     } finally {
       await sender.stop();
       await observer.close();
     }
   });
 });
-
-async function until(check: () => boolean, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
