@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { startGengate } from './gengate.js';
 import { type AutocannonJob, LoadGenerator } from './load.js';
+import { parseProcStat } from './proc-stat.js';
 import { ProcessGroup } from './processes.js';
 import { CHAT_PATH, chatBody } from './scenarios/chat-targets.js';
 import { startBaselines, startFakeUpstream } from './services.js';
@@ -16,14 +17,11 @@ const requests = Number(process.argv[2] ?? 30_000);
 const rounds = Number(process.argv[3] ?? 3);
 const connections = Number(process.argv[4] ?? 32);
 const MODEL = 'gpt-4o-mini';
-const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
 
 /** utime + stime in ms, of the whole process or (with `thread`) of one of its threads. */
 function cpuMs(pid: number, thread?: number): number {
   const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
-  // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
-  const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+  return parseProcStat(readFileSync(path, 'utf8')).cpuMs;
 }
 
 const group = new ProcessGroup();

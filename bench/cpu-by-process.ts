@@ -4,16 +4,16 @@
 // busiest `window` seconds (10): the machine's split (user, system, softirq, idle) and each group of
 // processes (gengate, postgres, the bench's own children…) in % of one core.
 import { readdirSync, readFileSync } from 'node:fs';
+import { CLOCK_TICK_MS, parseProcStat } from './proc-stat.js';
 
 const seconds = Number(process.argv[2] ?? 75);
 const window = Number(process.argv[3] ?? 10);
-const TICKS_PER_SECOND = 100; // USER_HZ: the unit of /proc/<pid>/stat and /proc/stat on Linux
 
 interface Snapshot {
   at: number;
-  /** pid → [group, CPU ticks so far] */
+  /** pid → [group, CPU ms so far] */
   processes: Map<string, [string, number]>;
-  /** /proc/stat's first line: user nice system idle iowait irq softirq steal */
+  /** /proc/stat's first line in ms: user nice system idle iowait irq softirq steal */
   machine: number[];
 }
 
@@ -30,11 +30,9 @@ function snapshot(): Snapshot {
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const { name, cpuMs } = parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
       const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      processes.set(pid, [groupOf(commandLine, name), Number(fields[11]) + Number(fields[12])]);
+      processes.set(pid, [groupOf(commandLine, name), cpuMs]);
     } catch {
       // The process ended between the listing and the read.
     }
@@ -44,7 +42,7 @@ function snapshot(): Snapshot {
     .trim()
     .split(/\s+/)
     .slice(1, 9)
-    .map(Number);
+    .map((ticks) => Number(ticks) * CLOCK_TICK_MS);
   return { at: Date.now(), processes, machine };
 }
 
@@ -63,16 +61,16 @@ for (let i = 0; i + window < snapshots.length; i++) {
     start = i;
 }
 const [from, to] = [snapshots[start], snapshots[start + window]];
-const percent = (ticks: number) => (ticks / TICKS_PER_SECOND / ((to.at - from.at) / 1_000)) * 100;
+const percent = (ms: number) => (ms / (to.at - from.at)) * 100;
 const names = ['user', 'nice', 'system', 'idle', 'iowait', 'irq', 'softirq', 'steal'];
 console.log(`busiest ${window} s (from second ${start}), in % of one core:`);
 console.log(
   names.map((name, i) => `${name} ${percent(to.machine[i] - from.machine[i]).toFixed(0)}%`).join(', '),
 );
 const groups = new Map<string, number>();
-for (const [pid, [group, ticks]] of to.processes) {
+for (const [pid, [group, ms]] of to.processes) {
   const before = from.processes.get(pid)?.[1] ?? 0;
-  groups.set(group, (groups.get(group) ?? 0) + ticks - before);
+  groups.set(group, (groups.get(group) ?? 0) + ms - before);
 }
-for (const [group, ticks] of [...groups].sort((a, b) => b[1] - a[1]).filter(([, t]) => percent(t) >= 0.5))
-  console.log(`${percent(ticks).toFixed(1).padStart(6)}%  ${group}`);
+for (const [group, ms] of [...groups].sort((a, b) => b[1] - a[1]).filter(([, t]) => percent(t) >= 0.5))
+  console.log(`${percent(ms).toFixed(1).padStart(6)}%  ${group}`);
