@@ -40,7 +40,8 @@ try {
         processId: null,
       }));
       let started = process.hrtime.bigint();
-      if ((await pgOpenMany(relaxed, items)).some((held) => !held)) throw new Error('a hold was declined');
+      if ((await pgOpenMany(relaxed, items)).some((held) => held === undefined))
+        throw new Error('a hold was declined');
       holdMs += Number(process.hrtime.bigint() - started) / 1e6;
       started = process.hrtime.bigint();
       const settlements = items.map((item) => ({

@@ -45,9 +45,12 @@ export interface PgChatSettle {
 
 const column = <T, K extends keyof T>(items: T[], key: K): T[K][] => items.map((item) => item[key]);
 
-/** For each item: true when its hold and usage row were written, undefined when declined. */
-export async function pgOpenMany(db: Kysely<Database>, items: PgChatOpen[]): Promise<(true | undefined)[]> {
-  const { rows } = await sql<{ id: string }>`
+/**
+ * For each item: the key's available balance right after its hold when the hold and its open-hold
+ * row were written, undefined when declined.
+ */
+export async function pgOpenMany(db: Kysely<Database>, items: PgChatOpen[]): Promise<(number | undefined)[]> {
+  const { rows } = await sql<{ id: string; balance_after: string }>`
     with input as (
       select * from unnest(
         ${column(items, 'id')}::text[], ${column(items, 'keyId')}::bigint[],
@@ -59,9 +62,9 @@ export async function pgOpenMany(db: Kysely<Database>, items: PgChatOpen[]): Pro
       insert into chat_holds (id, account_id, key_id, model_id, amount, process_id, created_at)
       select id, account_id, key_id, model_id, amount, process_id, now from accepted
     )
-    select id from accepted`.execute(db);
-  const written = new Set(rows.map((r) => r.id));
-  return items.map((item) => (written.has(item.id) ? true : undefined));
+    select id, balance_after from accepted`.execute(db);
+  const written = new Map(rows.map((r) => [r.id, Number(r.balance_after)]));
+  return items.map((item) => written.get(item.id));
 }
 
 /** For each item: true when its hold was closed and settled and its usage row written, undefined when declined. */

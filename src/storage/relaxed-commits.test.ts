@@ -75,7 +75,7 @@ describe.skipIf(!HAVE_POSTGRES)('relaxed commits for chat billing on PostgreSQL'
           now: Date.now(),
           processId: null,
         }));
-        expect(await pgOpenMany(conn, items)).toEqual([true, true]);
+        expect((await pgOpenMany(conn, items)).every((balance) => balance !== undefined)).toBe(true);
       }
       const { rows } = await sql<{ generic_plans: string; custom_plans: string }>`
         select generic_plans, custom_plans from pg_prepared_statements

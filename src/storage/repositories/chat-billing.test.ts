@@ -56,6 +56,18 @@ describe.each(ENGINES)('chat billing repository on %s', (engine) => {
     expect(await storage.chatBilling.open(opening(key), 1)).toBe(false);
   });
 
+  it("reports the key's available balance right after each hold, and null for a refused one", async () => {
+    const key = await seedKey(storage, { balance: 1_000 });
+    expect(await storage.chatBilling.openReporting(opening(key), 300)).toBe(700);
+    // Arriving together (one batched statement on PostgreSQL), each sees the balance after its own hold.
+    const together = await Promise.all(
+      [100, 700, 200].map((amount) => storage.chatBilling.openReporting(opening(key), amount)),
+    );
+    expect(together).toEqual([600, null, 400]);
+    expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 400, held: 600 });
+    expect(await storage.chatBilling.openReporting(opening(key), 400)).toBe(0);
+  });
+
   it('settles once: closes the hold, writes the usage row, captures the cost and releases the rest', async () => {
     const key = await seedKey(storage, { balance: 1_000 });
     const chat = opening(key);

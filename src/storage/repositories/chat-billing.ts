@@ -47,7 +47,7 @@ const PG_OPEN = prepared(
       now: number;
       processId: string | null;
     },
-  ) => sql<{ id: string }>`
+  ) => sql<{ balance: string }>`
     with moved as (
       update api_keys
       set balance = balance - ${p.amount}, held = held + ${p.amount}, updated_at = ${p.now}
@@ -59,12 +59,13 @@ const PG_OPEN = prepared(
       select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.id}::text, 'hold', ${p.amount}::bigint,
              balance, held, null, ${p.now}::bigint
       from moved
+    ), opened as (
+      insert into chat_holds (id, account_id, key_id, model_id, amount, process_id, created_at)
+      select ${p.id}::text, ${p.accountId}::bigint, ${p.keyId}::bigint, ${p.modelId}::text, ${p.amount}::bigint,
+             ${p.processId}::text, ${p.now}::bigint
+      from moved
     )
-    insert into chat_holds (id, account_id, key_id, model_id, amount, process_id, created_at)
-    select ${p.id}::text, ${p.accountId}::bigint, ${p.keyId}::bigint, ${p.modelId}::text, ${p.amount}::bigint,
-           ${p.processId}::text, ${p.now}::bigint
-    from moved
-    returning id`,
+    select balance from moved`,
 );
 
 /**
@@ -111,6 +112,11 @@ const PG_SETTLE = prepared(
     })}`,
 );
 
+/** The balance PG_OPEN returned: null when the hold was refused. */
+function balanceAfter({ rows }: { rows: { balance: string | number }[] }): number | null {
+  return rows.length === 1 ? Number(rows[0].balance) : null;
+}
+
 /** A settlement that names an open hold of another key or amount: a bug in the caller. */
 function wrongHold(id: string, holdAmount: number, keyId: number): LedgerIntegrityError {
   return new LedgerIntegrityError(`chat request ${id} has no hold of ${holdAmount} on key ${keyId}`);
@@ -131,8 +137,8 @@ export class ChatBillingRepository {
 
   // PostgreSQL, outside a transaction: the holds and the settlements that arrive while one is in
   // flight go to the database as one statement each (pg-batcher.ts, pg-chat-batch.ts).
-  private readonly pgOpens = new PgBatcher<PgChatOpen, boolean>(
-    async (values) => (await this.commits.durably((db) => PG_OPEN(db, values))).rows.length === 1,
+  private readonly pgOpens = new PgBatcher<PgChatOpen, number | null>(
+    async (values) => balanceAfter(await this.commits.durably((db) => PG_OPEN(db, values))),
     (items) => this.commits.durably((db) => pgOpenMany(db, items)),
   );
   // One statement in flight, as for holds: every settlement of a hot key locks its row, so a second
@@ -159,6 +165,14 @@ export class ChatBillingRepository {
    * cover the amount (or the key is gone).
    */
   async open(opening: ChatOpening, amount: number): Promise<boolean> {
+    return (await this.openReporting(opening, amount)) !== null;
+  }
+
+  /**
+   * `open` that answers with the key's available balance right after the hold (what the caller may
+   * expect of its next hold), or null when the hold was refused.
+   */
+  async openReporting(opening: ChatOpening, amount: number): Promise<number | null> {
     if (!Number.isSafeInteger(amount) || amount < 0)
       throw new LedgerIntegrityError(`hold amount must be a non-negative integer, got ${amount}`);
     const { id, modelId, ref } = opening;
@@ -173,12 +187,13 @@ export class ChatBillingRepository {
         now: ref.now,
         processId,
       };
-      if (this.db.isTransaction) return (await PG_OPEN(this.db, values)).rows.length === 1;
+      if (this.db.isTransaction) return balanceAfter(await PG_OPEN(this.db, values));
       return this.pgOpens.run(values);
     }
     return this.transact(async (trx) => {
       // The hold first: refused, it writes nothing, and no open hold is recorded.
-      if (!new LedgerRepository(trx, 'sqlite').holdInSqliteTransaction(ref, id, amount)) return false;
+      const balance = new LedgerRepository(trx, 'sqlite').holdReportingInSqliteTransaction(ref, id, amount);
+      if (balance === null) return null;
       new ChatHoldsRepository(trx).openInSqliteTransaction({
         id,
         accountId: ref.accountId,
@@ -188,7 +203,7 @@ export class ChatBillingRepository {
         now: ref.now,
         processId,
       });
-      return true;
+      return balance;
     });
   }
 

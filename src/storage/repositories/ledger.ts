@@ -324,7 +324,7 @@ export class LedgerRepository {
   async hold(ref: KeyRef, taskId: string, amount: number): Promise<boolean> {
     checkHoldAmount(amount);
     return this.atomically(async (ledger) => {
-      if (ledger.engine === 'sqlite') return ledger.holdOnSqlite(ref, taskId, amount);
+      if (ledger.engine === 'sqlite') return ledger.holdOnSqlite(ref, taskId, amount) !== null;
       const values = { keyId: ref.keyId, accountId: ref.accountId, taskId, amount, now: ref.now };
       return (await PG_HOLD_WITH_ENTRY(ledger.db, values)).rows.length === 1;
     });
@@ -336,14 +336,20 @@ export class LedgerRepository {
    */
   holdInSqliteTransaction(ref: KeyRef, taskId: string, amount: number): boolean {
     checkHoldAmount(amount);
+    return this.holdOnSqlite(ref, taskId, amount) !== null;
+  }
+
+  /** holdInSqliteTransaction that returns the key's available balance after the hold, or null when refused. */
+  holdReportingInSqliteTransaction(ref: KeyRef, taskId: string, amount: number): number | null {
+    checkHoldAmount(amount);
     return this.holdOnSqlite(ref, taskId, amount);
   }
 
-  private holdOnSqlite(ref: KeyRef, taskId: string, amount: number): boolean {
+  private holdOnSqlite(ref: KeyRef, taskId: string, amount: number): number | null {
     const after = HOLD.direct(this.db, { keyId: ref.keyId, amount, now: ref.now }).rows[0];
-    if (!after) return false;
+    if (!after) return null;
     APPEND.direct(this.db, entry(ref, 'hold', amount, after, taskId));
-    return true;
+    return Number(after.balance);
   }
 
   /**
