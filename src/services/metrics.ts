@@ -100,6 +100,13 @@ export class Metrics {
     registers: this.registers,
   });
 
+  /** Chat requests sent upstream while their hold was in flight, whose hold was then refused. */
+  readonly chatEarlyCallsAborted = new Counter({
+    name: 'gengate_chat_early_calls_aborted_total',
+    help: 'Chat requests sent upstream alongside their hold (the key had ample balance), aborted because the hold was refused after all',
+    registers: this.registers,
+  });
+
   // ---- money (micro-rubles: 1 RUB = 1,000,000) --------------------------------------------------
 
   readonly moneyHeld = new CounterFamily({

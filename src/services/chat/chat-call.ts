@@ -32,6 +32,17 @@ export interface ChatStreamSink {
   end(): void;
 }
 
+/**
+ * The upstream call when ChatService sent it while the hold was still on its way (chat-service.ts):
+ * its answer, and the cancellation it was sent with. Nothing of it reaches the client before the
+ * hold has committed: the call is only handed over once it has.
+ */
+export interface EarlyUpstream {
+  cancellation: Cancellation;
+  completion?: Promise<ChatCompletion>;
+  chunks?: Promise<AsyncIterable<ChatCompletionChunk>>;
+}
+
 export interface ChatCallInit {
   /** The usage row id, also the ledger's reference for the hold. */
   id: string;
@@ -44,6 +55,8 @@ export interface ChatCallInit {
   prices: TokenPrices;
   promptEstimate: number;
   startedAt: number;
+  /** Set when the upstream call is already under way (sent alongside the hold). */
+  early?: EarlyUpstream;
 }
 
 export interface Settlement {
@@ -57,7 +70,13 @@ export class ChatCall {
   private settled: Promise<Settlement> | null = null;
 
   constructor(
-    private readonly deps: { storage: Storage; clock: Clock; metrics?: Metrics },
+    private readonly deps: {
+      storage: Storage;
+      clock: Clock;
+      metrics?: Metrics;
+      /** Called once the settlement has ended, whatever its outcome. */
+      onSettled?: () => void;
+    },
     readonly init: ChatCallInit,
   ) {}
 
@@ -77,14 +96,16 @@ export class ChatCall {
   /** A non-streaming completion. The hold is settled before the answer is returned. */
   async complete(client: Cancellation): Promise<ChatCompletion> {
     let completion: ChatCompletion;
+    const early = this.init.early;
+    const unfollow = early ? follow(client, early.cancellation) : undefined;
     try {
-      completion = await this.init.provider.complete({
-        body: this.init.upstreamBody,
-        cancellation: client,
-      });
+      completion = await (early?.completion ??
+        this.init.provider.complete({ body: this.init.upstreamBody, cancellation: client }));
     } catch (error) {
       await this.settle(client.aborted ? 'cancelled' : 'failed', null);
       throw error;
+    } finally {
+      unfollow?.();
     }
     if (client.aborted) {
       // The client left before the answer could be handed over: nothing was delivered.
@@ -107,13 +128,12 @@ export class ChatCall {
    */
   async streamTo(sink: ChatStreamSink, client: Cancellation): Promise<void> {
     // Cancelled by the client, or by us when we stop early, so the upstream request always ends.
-    const upstream = new Cancellation();
-    const onClientAbort = () => upstream.cancel(client.reason);
-    client.once('abort', onClientAbort);
+    const upstream = this.init.early?.cancellation ?? new Cancellation();
+    const unfollow = follow(client, upstream);
     try {
       await this.relay(sink, upstream, client);
     } finally {
-      client.removeListener('abort', onClientAbort);
+      unfollow();
     }
   }
 
@@ -121,10 +141,8 @@ export class ChatCall {
     let iterator: AsyncIterator<ChatCompletionChunk>;
     let next: IteratorResult<ChatCompletionChunk>;
     try {
-      const chunks = await this.init.provider.stream({
-        body: this.init.upstreamBody,
-        cancellation: upstream,
-      });
+      const chunks = await (this.init.early?.chunks ??
+        this.init.provider.stream({ body: this.init.upstreamBody, cancellation: upstream }));
       iterator = chunks[Symbol.asyncIterator]();
       next = await iterator.next();
     } catch (error) {
@@ -217,7 +235,7 @@ export class ChatCall {
       );
       // Not settled: already resolved elsewhere (the janitor, after a stall), nothing more moved.
       return { status, usage, cost: settled ? cost : 0 };
-    })();
+    })().finally(() => this.deps.onSettled?.());
     return this.settled;
   }
 }
@@ -263,4 +281,12 @@ function retryInBackground(attempt: () => Promise<boolean>, everyMs: number, tri
   }, everyMs);
   // Must not keep a finished process alive: its lease covers the hold once it is gone.
   timer.unref?.();
+}
+
+/** Cancels `target` when `source` is cancelled, until the returned function is called. */
+function follow(source: Cancellation, target: Cancellation): () => void {
+  const onAbort = () => target.cancel(source.reason);
+  if (source.aborted) onAbort();
+  source.once('abort', onAbort);
+  return () => source.removeListener('abort', onAbort);
 }

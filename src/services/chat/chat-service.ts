@@ -1,5 +1,10 @@
 // The chat use case, up to the upstream call: checks in the order of DESIGN.md section 4, then the
-// hold and the usage row together (ChatBillingRepository). What happens next (call, stream, settle) is ChatCall's.
+// hold and the open-hold row together (ChatBillingRepository). What happens next (call, stream,
+// settle) is ChatCall's. A request that finds no other chat request of this process in flight, on a
+// key whose recent balance covers its hold twice over (BalanceHints), is sent upstream while its hold
+// is on its way: it then waits for the slower of the two instead of both in turn, and its answer is
+// still only handed over once the hold committed. Under load the overlap bought no throughput and
+// cost some on SQLite (docs/DECISIONS.md), so it is kept for a lone request.
 import {
   type ChatHoldInput,
   type ChatHoldPlan,
@@ -14,14 +19,16 @@ import { type ChatRequest, parseChatRequest, readChatModel } from '../../domain/
 import { AppError } from '../../domain/errors.js';
 import { uuidV7 } from '../../domain/ids.js';
 import { modelAllowed } from '../../domain/keys/restrictions.js';
-import type { ChatRegistry } from '../../providers/chat-registry.js';
+import { Cancellation } from '../../providers/cancellation.js';
+import type { ChatRegistry, ChatRoute } from '../../providers/chat-registry.js';
 import type { ChatOpening } from '../../storage/repositories/chat-billing.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedKey } from '../auth.js';
 import type { CatalogService } from '../catalog.js';
 import type { Clock } from '../clock.js';
 import type { Metrics } from '../metrics.js';
-import { ChatCall } from './chat-call.js';
+import { BalanceHints } from './balance-hints.js';
+import { ChatCall, type EarlyUpstream } from './chat-call.js';
 import { ChatHoldLease } from './hold-lease.js';
 
 /** Smaller holds tried when the balance keeps moving under a request; then 402. */
@@ -44,6 +51,9 @@ const DEFAULT_HOLD_LEASE_MS = 30_000;
 export class ChatService {
   /** This process's lease on its open holds (see hold-lease.ts). */
   readonly holdLease: ChatHoldLease;
+  private readonly hints = new BalanceHints();
+  /** Requests from their hold to their settlement. */
+  private requestsInFlight = 0;
 
   constructor(private readonly deps: ChatServiceDeps) {
     this.holdLease = new ChatHoldLease(deps, {
@@ -99,28 +109,58 @@ export class ChatService {
       ref: { keyId: key.keyId, accountId: key.accountId, now: startedAt },
       processId: this.holdLease.processId,
     };
-    const plan = await this.hold(opening, sizing);
+    const full = fullChatHold(sizing);
+    const fullBody = upstreamBody(request, route.upstreamModel, null);
+    let early =
+      this.requestsInFlight === 0 && this.hints.covers(key.keyId, full.amount, startedAt)
+        ? sendEarly(route, request.stream, fullBody)
+        : undefined;
+    let plan: ChatHoldPlan;
+    this.requestsInFlight++;
+    try {
+      plan = await this.hold(opening, sizing, full);
+    } catch (error) {
+      this.requestsInFlight--;
+      this.abortEarly(early);
+      throw error;
+    }
+    // A smaller hold than the full one lowers the upstream's max tokens: that call goes out anew.
+    if (early && plan !== full) early = this.abortEarly(early);
     this.deps.metrics?.chatHeld(model.id, plan.amount);
 
     return new ChatCall(
-      { storage: this.deps.storage, clock: this.deps.clock, metrics: this.deps.metrics },
+      {
+        storage: this.deps.storage,
+        clock: this.deps.clock,
+        metrics: this.deps.metrics,
+        onSettled: () => {
+          this.requestsInFlight--;
+        },
+      },
       {
         id,
         key,
         publicModel: model.id,
         request,
         provider: route.provider,
-        upstreamBody: upstreamBody(
-          request,
-          route.upstreamModel,
-          plan.lowered ? plan.maxCompletionTokens : null,
-        ),
+        upstreamBody: plan.lowered
+          ? upstreamBody(request, route.upstreamModel, plan.maxCompletionTokens)
+          : fullBody,
         hold: plan.amount,
         prices,
         promptEstimate: estimatePromptTokens(size),
         startedAt,
+        early,
       },
     );
+  }
+
+  /** Aborts an upstream call sent alongside a hold that did not go through as planned. */
+  private abortEarly(early: EarlyUpstream | undefined): undefined {
+    if (!early) return undefined;
+    early.cancellation.cancel();
+    this.deps.metrics?.chatEarlyCallsAborted.inc();
+    return undefined;
   }
 
   /**
@@ -129,15 +169,24 @@ export class ChatService {
    * smaller hold (or answer 402). A spend landing between that read and the smaller hold refuses it;
    * the balance is then read again, a few times at most.
    */
-  private async hold(opening: ChatOpening, sizing: Omit<ChatHoldInput, 'balance'>): Promise<ChatHoldPlan> {
+  private async hold(
+    opening: ChatOpening,
+    sizing: Omit<ChatHoldInput, 'balance'>,
+    full: ChatHoldPlan,
+  ): Promise<ChatHoldPlan> {
     const { storage } = this.deps;
-    const full = fullChatHold(sizing);
-    if (await storage.chatBilling.open(opening, full.amount)) return full;
+    const { keyId } = opening.ref;
+    const held = (balanceAfter: number | null): boolean => {
+      if (balanceAfter === null) this.hints.forget(keyId);
+      else this.hints.record(keyId, balanceAfter, this.deps.clock.now());
+      return balanceAfter !== null;
+    };
+    if (held(await storage.chatBilling.openReporting(opening, full.amount))) return full;
     for (let attempt = 0; attempt < SMALLER_HOLD_ATTEMPTS; attempt++) {
-      const balance = await storage.usage.availableBalance(opening.ref.accountId, opening.ref.keyId);
+      const balance = await storage.usage.availableBalance(opening.ref.accountId, keyId);
       if (balance === undefined) throw new AppError('invalid_api_key');
       const planned = planChatHold({ ...sizing, balance });
-      if (await storage.chatBilling.open(opening, planned.amount)) return planned;
+      if (held(await storage.chatBilling.openReporting(opening, planned.amount))) return planned;
     }
     throw new AppError('insufficient_balance');
   }
@@ -170,4 +219,21 @@ function upstreamBody(
     body.stream_options = { ...options, include_usage: true };
   }
   return body;
+}
+
+/**
+ * Sends the call before its hold has committed. A failure is kept in the promise for ChatCall; until
+ * ChatCall awaits it (or when it is aborted and never awaited), it must not count as unhandled.
+ */
+function sendEarly(route: ChatRoute, stream: boolean, body: Record<string, unknown>): EarlyUpstream {
+  const cancellation = new Cancellation();
+  const call = { body, cancellation };
+  if (stream) {
+    const chunks = route.provider.stream(call);
+    chunks.catch(() => undefined);
+    return { cancellation, chunks };
+  }
+  const completion = route.provider.complete(call);
+  completion.catch(() => undefined);
+  return { cancellation, completion };
 }
