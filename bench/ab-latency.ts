@@ -20,30 +20,17 @@ const CHAT_MODEL = 'gpt-4o-mini';
 const group = new ProcessGroup();
 try {
   const upstream = await startFakeUpstream(group, 67);
-  const spawnNode = group.spawnNode.bind(group);
-  /** startGengate, with `bin/gengate.mjs` (and so its dist/) taken from `tree`. */
-  const startFrom = async (tree: string, purpose: string) => {
-    group.spawnNode = (name, args, options) =>
-      spawnNode(
-        name,
-        args.map((arg) => (arg === 'bin/gengate.mjs' ? `${tree}/bin/gengate.mjs` : arg)),
-        options,
-      );
-    try {
-      const upstreamBaseUrl = `${upstream.origin}/v1`;
-      return await startGengate(group, {
-        engine,
-        role: 'api',
-        upstreamBaseUrl,
-        chatModel: CHAT_MODEL,
-        purpose,
-      });
-    } finally {
-      group.spawnNode = spawnNode;
-    }
-  };
-  const other = await startFrom(otherTree, 'other build');
-  const mine = await startFrom(process.cwd(), 'this build');
+  const start = (purpose: string, checkout?: string) =>
+    startGengate(group, {
+      engine,
+      role: 'api',
+      upstreamBaseUrl: `${upstream.origin}/v1`,
+      chatModel: CHAT_MODEL,
+      purpose,
+      checkout,
+    });
+  const other = await start('other build', otherTree);
+  const mine = await start('this build');
   const load = await LoadGenerator.start(group);
   const target = (name: string, origin: string, authorization: string) => ({
     name,

@@ -39,6 +39,8 @@ export interface GengateOptions {
   profileDir?: string;
   /** Settings added to (or overriding) the bench's own, for experiments. */
   env?: Record<string, string>;
+  /** Run the build of another checkout (its bin/gengate.mjs and dist/), to compare builds. */
+  checkout?: string;
 }
 
 export interface GengateInstance {
@@ -105,10 +107,11 @@ export async function startGengate(group: ProcessGroup, options: GengateOptions)
     const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
     // Extra node flags for every gengate child, for investigations (e.g. --perf-basic-prof).
     const extra = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+    const entry = options.checkout ? join(options.checkout, 'bin', 'gengate.mjs') : 'bin/gengate.mjs';
     const spawnedAt = Date.now();
     const child = group.spawnNode(
       name,
-      [...profile, ...extra, ...npmStartNodeFlags(), 'bin/gengate.mjs', 'serve', '--role', options.role],
+      [...profile, ...extra, ...npmStartNodeFlags(), entry, 'serve', '--role', options.role],
       {
         env,
       },
@@ -141,7 +144,7 @@ export async function startGengate(group: ProcessGroup, options: GengateOptions)
       databaseUrl,
       settings: reported,
       async ledgerCheck() {
-        const check = group.spawnNode(`${name} ledger check`, ['bin/gengate.mjs', 'ledger', 'check'], {
+        const check = group.spawnNode(`${name} ledger check`, [entry, 'ledger', 'check'], {
           env: { ...env, PORT: '0' },
         });
         const code = await check.exited;

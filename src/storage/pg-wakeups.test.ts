@@ -28,6 +28,29 @@ function countingNotifies(url: string) {
   return { counting, sent: () => sent };
 }
 
+/**
+ * Runs `test` with an API process's wake-ups whose NOTIFYs are counted (`sent`) and a listening
+ * worker's whose 'tasks' wake-ups are counted (`woken`), and closes all three connections after.
+ */
+async function withCountedPair(
+  db: TestDb,
+  test: (pair: { api: PgWakeups; sent: () => number; woken: () => number }) => Promise<void>,
+): Promise<void> {
+  const { counting, sent } = countingNotifies(db.url!);
+  const api = new PgWakeups(counting, db.url!);
+  const worker = new PgWakeups(db.kysely, db.url!);
+  try {
+    let woken = 0;
+    worker.on('tasks', () => woken++);
+    await worker.ready();
+    await test({ api, sent, woken: () => woken });
+  } finally {
+    await api.close();
+    await worker.close();
+    await counting.destroy();
+  }
+}
+
 describe.skipIf(!HAVE_POSTGRES)('LISTEN/NOTIFY wake-ups', () => {
   let db: TestDb;
   let other: TestDb;
@@ -73,14 +96,8 @@ describe.skipIf(!HAVE_POSTGRES)('LISTEN/NOTIFY wake-ups', () => {
     }
   });
 
-  it('a steady stream of wake-ups sends at most one NOTIFY per spacing interval, and the last one arrives', async () => {
-    const { counting, sent } = countingNotifies(db.url!);
-    const api = new PgWakeups(counting, db.url!);
-    const worker = new PgWakeups(db.kysely, db.url!);
-    try {
-      let woken = 0;
-      worker.on('tasks', () => woken++);
-      await worker.ready();
+  it('a steady stream of wake-ups sends at most one NOTIFY per spacing interval, and the last one arrives', () =>
+    withCountedPair(db, async ({ api, sent, woken }) => {
       const started = Date.now();
       // One wake-up asked for every millisecond for 100 ms.
       while (Date.now() - started < 100) {
@@ -88,27 +105,16 @@ describe.skipIf(!HAVE_POSTGRES)('LISTEN/NOTIFY wake-ups', () => {
         await new Promise((resolve) => setTimeout(resolve, 1));
       }
       const elapsed = Date.now() - started;
-      await until(() => woken >= 2);
+      await until(() => woken() >= 2);
       await new Promise((resolve) => setTimeout(resolve, 4 * NOTIFY_SPACING_MS + 50));
       expect(sent()).toBeGreaterThanOrEqual(2);
       // Timers and Date.now() count whole milliseconds, so two sends can be 1 ms closer than the spacing.
       expect(sent()).toBeLessThanOrEqual(Math.ceil(elapsed / (NOTIFY_SPACING_MS - 1)) + 2);
-    } finally {
-      await api.close();
-      await worker.close();
-      await counting.destroy();
-    }
-  });
+    }));
 
-  it('the calls of one turn of the event loop send one NOTIFY; a call while it is in flight sends one more', async () => {
-    const { counting, sent } = countingNotifies(db.url!);
-    const api = new PgWakeups(counting, db.url!);
-    const worker = new PgWakeups(db.kysely, db.url!);
-    try {
-      let woken = 0;
-      worker.on('tasks', () => woken++);
-      await worker.ready();
-      await until(() => woken === 1);
+  it('the calls of one turn of the event loop send one NOTIFY; a call while it is in flight sends one more', () =>
+    withCountedPair(db, async ({ api, sent, woken }) => {
+      await until(() => woken() === 1);
       // A batch of new tasks is announced one task at a time, each after an await of its own.
       await Promise.all(
         Array.from({ length: 8 }, async () => {
@@ -116,25 +122,20 @@ describe.skipIf(!HAVE_POSTGRES)('LISTEN/NOTIFY wake-ups', () => {
           api.notify('tasks');
         }),
       );
-      await until(() => woken === 2);
+      await until(() => woken() === 2);
       await new Promise((resolve) => setTimeout(resolve, 4 * NOTIFY_SPACING_MS + 100));
       expect(sent()).toBe(1);
-      expect(woken).toBe(2);
+      expect(woken()).toBe(2);
       // Work announced while a NOTIFY is on its way gets one of its own after it.
       api.notify('tasks');
       await new Promise((resolve) => setImmediate(resolve));
       api.notify('tasks');
       // (A query is logged once its answer is back, which can be after the listener heard it.)
-      await until(() => woken === 4 && sent() === 3);
+      await until(() => woken() === 4 && sent() === 3);
       await new Promise((resolve) => setTimeout(resolve, 4 * NOTIFY_SPACING_MS + 100));
       expect(sent()).toBe(3);
-      expect(woken).toBe(4);
-    } finally {
-      await api.close();
-      await worker.close();
-      await counting.destroy();
-    }
-  });
+      expect(woken()).toBe(4);
+    }));
 
   it('reconnects after its connection is killed, and wakes its listeners then', async () => {
     const worker = new PgWakeups(db.kysely, db.url!);

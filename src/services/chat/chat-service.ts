@@ -125,7 +125,10 @@ export class ChatService {
       throw error;
     }
     // A smaller hold than the full one lowers the upstream's max tokens: that call goes out anew.
-    if (early && plan !== full) early = this.abortEarly(early);
+    if (early && plan !== full) {
+      this.abortEarly(early);
+      early = undefined;
+    }
     this.deps.metrics?.chatHeld(model.id, plan.amount);
 
     return new ChatCall(
@@ -156,11 +159,10 @@ export class ChatService {
   }
 
   /** Aborts an upstream call sent alongside a hold that did not go through as planned. */
-  private abortEarly(early: EarlyUpstream | undefined): undefined {
-    if (!early) return undefined;
+  private abortEarly(early: EarlyUpstream | undefined): void {
+    if (!early) return;
     early.cancellation.cancel();
     this.deps.metrics?.chatEarlyCallsAborted.inc();
-    return undefined;
   }
 
   /**
@@ -175,10 +177,10 @@ export class ChatService {
     full: ChatHoldPlan,
   ): Promise<ChatHoldPlan> {
     const { storage } = this.deps;
-    const { keyId } = opening.ref;
+    const { keyId, now } = opening.ref;
     const held = (balanceAfter: number | null): boolean => {
       if (balanceAfter === null) this.hints.forget(keyId);
-      else this.hints.record(keyId, balanceAfter, this.deps.clock.now());
+      else this.hints.record(keyId, balanceAfter, now);
       return balanceAfter !== null;
     };
     if (held(await storage.chatBilling.openReporting(opening, full.amount))) return full;

@@ -335,8 +335,7 @@ export class LedgerRepository {
    * the connection the transaction holds, with no promise between them (chat billing runs many).
    */
   holdInSqliteTransaction(ref: KeyRef, taskId: string, amount: number): boolean {
-    checkHoldAmount(amount);
-    return this.holdOnSqlite(ref, taskId, amount) !== null;
+    return this.holdReportingInSqliteTransaction(ref, taskId, amount) !== null;
   }
 
   /** holdInSqliteTransaction that returns the key's available balance after the hold, or null when refused. */
