@@ -5,6 +5,7 @@
 // accepted the POST, and the receiver notes when the first delivery arrived (same machine clock).
 // The simulator runs at 0 ms, so the p99 is all gengate's: queueing, claims, steps, settlements,
 // outbox, deliveries.
+import { type CpuPerUnit, type CpuSnapshot, cpuPerUnit, cpuSnapshot } from '../cpu-snapshot.js';
 import type { GengateInstance, GengateOptions } from '../gengate.js';
 import { formatNumber, loadProblem, TARGETS } from '../targets.js';
 import type { LoadStats } from '../types.js';
@@ -118,6 +119,18 @@ export async function taskPipeline(env: BenchEnvironment, start: Start): Promise
       skip: gate.skip,
       invalid,
     });
+    // No target: where the timed round's CPU went, per task (gengate by role, PostgreSQL, the bench).
+    addFigure(env, {
+      id: 'pipeline-cpu-per-task',
+      label: 'task pipeline, machine CPU per task (timed round)',
+      engine: 'postgres',
+      unit: 'ms',
+      target: null,
+      value: round?.cpuPerTaskMs?.machine ?? null,
+      detail: round?.cpuPerTaskMs ? describeCpu(round.cpuPerTaskMs) : '—',
+      skip: gate.skip,
+      invalid,
+    });
     if (!gate.skip)
       await ledgerFigure(env, api, 'ledger invariants after the task pipeline', 'ledger-after-pipeline');
   } finally {
@@ -131,6 +144,8 @@ interface Round {
   accepted: number;
   final: ReceiverStats;
   elapsedSec: number;
+  /** CPU ms per final task over the round (Linux only). It also counts the wait for the last webhook. */
+  cpuPerTaskMs?: CpuPerUnit;
 }
 
 /** N tasks POSTed, half to each API process, timed from the first POST to the last webhook. */
@@ -143,6 +158,7 @@ async function runRound(
   const { connections, taskTimeoutSec } = env.settings;
   await resetReceiver(env);
   const share = Math.ceil(tasks / apis.length);
+  const cpuBefore = tryCpuSnapshot();
   // A number of requests: autocannon (wrk only runs for a duration); its CPU is reported.
   const loads = await Promise.all(
     apis.map((instance) =>
@@ -160,7 +176,28 @@ async function runRound(
   for (const [i, l] of loads.entries()) log(`  · POST /generate to API ${i + 1}: ${describeLoad(l)}`);
   const final = await waitForFinal(env, accepted, firstPostAt + taskTimeoutSec * 1000);
   const endMs = final.tasks >= accepted && final.lastFinalAtMs ? final.lastFinalAtMs : Date.now();
-  return { loads, accepted, final, elapsedSec: (endMs - firstPostAt) / 1000 };
+  const cpuAfter = tryCpuSnapshot();
+  return {
+    loads,
+    accepted,
+    final,
+    elapsedSec: (endMs - firstPostAt) / 1000,
+    cpuPerTaskMs: cpuBefore && cpuAfter ? cpuPerUnit(cpuBefore, cpuAfter, final.tasks) : undefined,
+  };
+}
+
+/** /proc is Linux's: elsewhere the rounds go without CPU figures. */
+function tryCpuSnapshot(): CpuSnapshot | undefined {
+  try {
+    return cpuSnapshot();
+  } catch {
+    return undefined;
+  }
+}
+
+function describeCpu(cpu: CpuPerUnit): string {
+  const groups = cpu.groups.map(([group, ms]) => `${group} ${formatNumber(ms)}`).join(', ');
+  return `machine ${formatNumber(cpu.machine)} ms (${groups})`;
 }
 
 /** Why a round's figure would not be valid, if it would not. */
@@ -176,7 +213,18 @@ function roundProblem(round: Round, tasks: number, name: string): string | undef
   return problem && `${name}: ${problem}`;
 }
 
-function roundFigures({ loads, accepted, final, elapsedSec }: Round): Record<string, string | number> {
+function roundFigures({
+  loads,
+  accepted,
+  final,
+  elapsedSec,
+  cpuPerTaskMs,
+}: Round): Record<string, string | number> {
+  const cpu: Record<string, number> = {};
+  if (cpuPerTaskMs) {
+    cpu['CPU per task, machine, ms'] = cpuPerTaskMs.machine;
+    for (const [group, ms] of cpuPerTaskMs.groups) cpu[`CPU per task, ${group}, ms`] = ms;
+  }
   return {
     'tasks accepted': accepted,
     'tasks final': final.tasks,
@@ -189,9 +237,11 @@ function roundFigures({ loads, accepted, final, elapsedSec }: Round): Record<str
     'POST→webhook max ms': final.createdToWebhookMs.max ?? 'n/a',
     'POST rate, req/s': loads.reduce((sum, l) => sum + l.requestsPerSec, 0),
     generator: loads.map((l) => describeGenerator(l)).join(' + '),
+    ...cpu,
   };
 }
 
-function describeRound({ final, elapsedSec }: Round): string {
-  return `${final.tasks.toLocaleString('en-US')} final (${final.failed} failed) in ${formatNumber(elapsedSec)} s, ${formatNumber(final.tasks / elapsedSec)} tasks/s; POST→webhook p50 ${formatNumber(final.createdToWebhookMs.p50)} ms, p99 ${formatNumber(final.createdToWebhookMs.p99)} ms`;
+function describeRound({ final, elapsedSec, cpuPerTaskMs }: Round): string {
+  const cpu = cpuPerTaskMs ? `; CPU per task: ${describeCpu(cpuPerTaskMs)}` : '';
+  return `${final.tasks.toLocaleString('en-US')} final (${final.failed} failed) in ${formatNumber(elapsedSec)} s, ${formatNumber(final.tasks / elapsedSec)} tasks/s; POST→webhook p50 ${formatNumber(final.createdToWebhookMs.p50)} ms, p99 ${formatNumber(final.createdToWebhookMs.p99)} ms${cpu}`;
 }
