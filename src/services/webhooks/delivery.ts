@@ -4,8 +4,12 @@ import type { Agent } from 'undici';
 import type { Config } from '../../config.js';
 import { AppError } from '../../domain/errors.js';
 import { afterAttempt, type DeliveryUpdate } from '../../domain/webhooks/schedule.js';
-import { type AccountSecrets, signingSecrets } from '../../domain/webhooks/signing.js';
-import type { LeasedDelivery, WebhookDeliveryRow } from '../../storage/repositories/webhooks.js';
+import { signingSecrets } from '../../domain/webhooks/signing.js';
+import type {
+  LeasedDelivery,
+  LeasedWithSecrets,
+  WebhookDeliveryRow,
+} from '../../storage/repositories/webhooks.js';
 import type { Storage } from '../../storage/storage.js';
 import type { Actor } from '../accounts.js';
 import type { Clock } from '../clock.js';
@@ -14,10 +18,7 @@ import { createEgressAgent } from './egress.js';
 import { sendWebhook } from './sender.js';
 import type { ResolveHost } from './target-policy.js';
 
-export interface ClaimedDelivery {
-  delivery: LeasedDelivery;
-  secrets: AccountSecrets;
-}
+export type ClaimedDelivery = LeasedWithSecrets;
 
 type WebhookConfig = Pick<
   Config,
@@ -56,15 +57,7 @@ export class WebhookDeliveryService {
   }
 
   async claimDue(limit: number): Promise<ClaimedDelivery[]> {
-    const deliveries = await this.storage.webhooks.claimDue(this.clock.now(), this.leaseMs, limit);
-    if (deliveries.length === 0) return [];
-    const secrets = await this.storage.webhooks.signingSecrets([
-      ...new Set(deliveries.map((d) => d.account_id)),
-    ]);
-    return deliveries.flatMap((delivery) => {
-      const account = secrets.get(delivery.account_id);
-      return account ? [{ delivery, secrets: account }] : [];
-    });
+    return this.storage.webhooks.claimDueWithSecrets(this.clock.now(), this.leaseMs, limit);
   }
 
   /** One attempt. Returns what was recorded, or undefined when the lease was lost meanwhile. */

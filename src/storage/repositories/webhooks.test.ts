@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueTaskWebhook } from '../../services/webhooks/outbox.js';
 import { ENGINES, openTestDb, type TestDb } from '../../testing/db.js';
+import { HAVE_POSTGRES } from '../../testing/services.js';
 import { Storage } from '../storage.js';
+import { WebhooksRepository } from './webhooks.js';
 
 const LEASE = 1_000;
 
@@ -221,6 +223,48 @@ describe.each(ENGINES)('webhooks repository on %s', (engine) => {
     expect((await storage.webhooks.claimDue(50, LEASE, 10)).map((d) => d.id)).toEqual([id]);
   });
 
+  it('claims with each delivery its account signing secrets, as claimDue leases them', async () => {
+    await clear();
+    const rotated = await newAccount('whsec_ROTATED');
+    await storage.accounts.update(rotated, {
+      webhook_secret_previous: 'whsec_BEFORE',
+      webhook_secret_previous_until: 5_000,
+    });
+    const second = await enqueue(200, rotated);
+    const first = await enqueue(100);
+    await enqueue(10_000); // not due yet
+
+    const claimed = await storage.webhooks.claimDueWithSecrets(1_000, LEASE, 10);
+    expect(claimed.map((c) => c.delivery.id)).toEqual([first, second]);
+    expect(claimed.map((c) => c.delivery.lease_expires_at)).toEqual([2_000, 2_000]);
+    expect(claimed[0].delivery).toEqual(await storage.webhooks.byId(first));
+    expect(claimed[0].secrets).toEqual({
+      webhook_secret: 'whsec_AAAA',
+      webhook_secret_previous: null,
+      webhook_secret_previous_until: null,
+    });
+    expect(claimed[1].secrets).toEqual({
+      webhook_secret: 'whsec_ROTATED',
+      webhook_secret_previous: 'whsec_BEFORE',
+      webhook_secret_previous_until: 5_000,
+    });
+    // Leased: not claimed again while the lease lasts, by either claim.
+    expect(await storage.webhooks.claimDueWithSecrets(1_999, LEASE, 10)).toEqual([]);
+    expect(await storage.webhooks.claimDue(1_999, LEASE, 10)).toEqual([]);
+    expect(await storage.webhooks.claimDueWithSecrets(1_000, LEASE, 0)).toEqual([]);
+  });
+
+  it('never hands one delivery to two concurrent claims with secrets', async () => {
+    await clear();
+    const ids = await Promise.all(Array.from({ length: 30 }, (_, i) => enqueue(i)));
+    const claims = await Promise.all(
+      Array.from({ length: 12 }, () => storage.webhooks.claimDueWithSecrets(1_000, LEASE, 4)),
+    );
+    const claimed = claims.flat().map((c) => c.delivery.id);
+    expect(new Set(claimed).size).toBe(claimed.length);
+    expect(claimed.sort()).toEqual([...ids].sort());
+  });
+
   it('reads the signing secrets of several accounts in one call', async () => {
     const rotated = await newAccount('whsec_CURRENT');
     await storage.accounts.update(rotated, {
@@ -235,5 +279,64 @@ describe.each(ENGINES)('webhooks repository on %s', (engine) => {
     });
     expect(secrets.get(accountId)!.webhook_secret).toBe('whsec_AAAA');
     expect((await storage.webhooks.signingSecrets([])).size).toBe(0);
+  });
+});
+
+describe.skipIf(!HAVE_POSTGRES)('webhook claims on PostgreSQL', () => {
+  let db: TestDb;
+  let storage: Storage;
+  beforeAll(async () => {
+    db = await openTestDb('postgres');
+    storage = Storage.from(db);
+  });
+  afterAll(async () => db.dispose());
+
+  it('claims with the signing secrets in one round trip, where claim then secrets took two', async () => {
+    const account = (
+      await storage.accounts.create({
+        messagingId: 60_000,
+        coefficientPpm: 1_000_000,
+        webhookSecret: 'whsec_X',
+        now: 0,
+      })
+    ).id;
+    const enqueue = () =>
+      storage.transaction((tx) =>
+        enqueueTaskWebhook(
+          tx,
+          {
+            id: randomUUID(),
+            account_id: account,
+            webhook_url: 'http://127.0.0.1:9/hook',
+            status: 'completed',
+            result: null,
+            error: null,
+          },
+          0,
+        ),
+      );
+    let statements = 0;
+    const counted = new WebhooksRepository(
+      storage.db.withPlugin({
+        transformQuery: (args) => args.node,
+        transformResult: async (args) => {
+          statements++;
+          return args.result;
+        },
+      }),
+      'postgres',
+    );
+
+    await enqueue();
+    await enqueue();
+    const claimed = await counted.claimDueWithSecrets(10, LEASE, 10);
+    expect(claimed).toHaveLength(2);
+    expect(claimed.every((c) => c.secrets.webhook_secret === 'whsec_X')).toBe(true);
+    expect(statements).toBe(1);
+
+    await enqueue();
+    const leased = await counted.claimDue(10, LEASE, 10);
+    await counted.signingSecrets(leased.map((d) => d.account_id));
+    expect(statements).toBe(3);
   });
 });

@@ -16,6 +16,12 @@ export interface LeasedDelivery extends WebhookDeliveryRow {
   lease_expires_at: number;
 }
 
+/** A leased delivery and what signs it. */
+export interface LeasedWithSecrets {
+  delivery: LeasedDelivery;
+  secrets: AccountSecrets;
+}
+
 // The statements of every delivery (enqueue, claim, record), compiled once.
 export type NewWebhookDelivery = Omit<
   WebhookDeliveryRow,
@@ -59,6 +65,28 @@ const CLAIM = prepared((root, p: { now: number; leaseUntil: number; limit: numbe
     .set({ lease_expires_at: p.leaseUntil, updated_at: p.now })
     .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
     .returningAll(),
+);
+
+/**
+ * PostgreSQL: CLAIM and the signing secrets of the leased deliveries' accounts in one statement (a
+ * data-modifying CTE), one round trip per claim instead of two. Same selection, lease and locking.
+ */
+const PG_CLAIM_WITH_SECRETS = prepared(
+  (_db, p: { now: number; leaseUntil: number; limit: number }) => sql<LeasedDelivery & AccountSecrets>`
+    with due as materialized (
+      select id from webhook_deliveries
+      where status = 'pending' and next_attempt_at <= ${p.now}
+        and (lease_expires_at is null or lease_expires_at <= ${p.now})
+      order by next_attempt_at
+      limit ${p.limit}
+      for update skip locked
+    ), leased as (
+      update webhook_deliveries set lease_expires_at = ${p.leaseUntil}, updated_at = ${p.now}
+      where id in (select id from due)
+      returning *
+    )
+    select leased.*, a.webhook_secret, a.webhook_secret_previous, a.webhook_secret_previous_until
+    from leased join accounts a on a.id = leased.account_id`,
 );
 
 const RECORD_ATTEMPT = prepared(
@@ -111,6 +139,29 @@ export class WebhooksRepository {
     const { rows } = await CLAIM(this.db, { now, leaseUntil: now + leaseMs, limit });
     // RETURNING keeps no order on PostgreSQL.
     return (rows as LeasedDelivery[]).sort((a, b) => a.next_attempt_at - b.next_attempt_at);
+  }
+
+  /**
+   * `claimDue`, each delivery with its account's signing secrets: one statement on PostgreSQL, the
+   * claim and then the secrets on SQLite. A delivery whose account is gone is leased but left out.
+   */
+  async claimDueWithSecrets(now: number, leaseMs: number, limit: number): Promise<LeasedWithSecrets[]> {
+    if (limit <= 0) return [];
+    if (this.engine === 'postgres') {
+      const { rows } = await PG_CLAIM_WITH_SECRETS(this.db, { now, leaseUntil: now + leaseMs, limit });
+      return rows
+        .map(({ webhook_secret, webhook_secret_previous, webhook_secret_previous_until, ...delivery }) => ({
+          delivery: delivery as LeasedDelivery,
+          secrets: { webhook_secret, webhook_secret_previous, webhook_secret_previous_until },
+        }))
+        .sort((a, b) => a.delivery.next_attempt_at - b.delivery.next_attempt_at);
+    }
+    const deliveries = await this.claimDue(now, leaseMs, limit);
+    const secrets = await this.signingSecrets([...new Set(deliveries.map((d) => d.account_id))]);
+    return deliveries.flatMap((delivery) => {
+      const account = secrets.get(delivery.account_id);
+      return account ? [{ delivery, secrets: account }] : [];
+    });
   }
 
   /** The signing secrets of the given accounts, in one query. */
