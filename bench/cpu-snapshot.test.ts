@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { type CpuSnapshot, cpuByGroup, cpuPerUnit, cpuSnapshot, groupOf } from './cpu-snapshot.js';
 
-/** user nice system idle iowait irq softirq steal, in ms */
+/** For the tests of process groups: the machine's own times do not matter there. */
+const NO_MACHINE_TIME = [0, 0, 0, 0, 0, 0, 0, 0];
+
+/** `machine`: user nice system idle iowait irq softirq steal, in ms */
 const snapshot = (machine: number[], processes: [string, string, number][]): CpuSnapshot => ({
   at: 0,
   machine,
@@ -24,24 +27,18 @@ describe('groupOf', () => {
 
 describe('cpuByGroup', () => {
   it('sums what each group spent, counting new processes from zero and dropping ended ones', () => {
-    const from = snapshot(
-      [0, 0, 0, 0, 0, 0, 0, 0],
-      [
-        ['1', 'gengate api', 100],
-        ['2', 'gengate api', 50],
-        ['3', 'postgres', 10],
-        ['4', 'postgres', 999],
-      ],
-    );
-    const to = snapshot(
-      [0, 0, 0, 0, 0, 0, 0, 0],
-      [
-        ['1', 'gengate api', 130],
-        ['2', 'gengate api', 70],
-        ['3', 'postgres', 25],
-        ['5', 'postgres', 5],
-      ],
-    );
+    const from = snapshot(NO_MACHINE_TIME, [
+      ['1', 'gengate api', 100],
+      ['2', 'gengate api', 50],
+      ['3', 'postgres', 10],
+      ['4', 'postgres', 999],
+    ]);
+    const to = snapshot(NO_MACHINE_TIME, [
+      ['1', 'gengate api', 130],
+      ['2', 'gengate api', 70],
+      ['3', 'postgres', 25],
+      ['5', 'postgres', 5],
+    ]);
     expect(cpuByGroup(from, to)).toEqual([
       ['gengate api', 50],
       ['postgres', 20],
@@ -49,8 +46,8 @@ describe('cpuByGroup', () => {
   });
 
   it('counts a reused pid of another group from zero', () => {
-    const from = snapshot([0, 0, 0, 0, 0, 0, 0, 0], [['7', 'gengate worker', 500]]);
-    const to = snapshot([0, 0, 0, 0, 0, 0, 0, 0], [['7', 'postgres', 40]]);
+    const from = snapshot(NO_MACHINE_TIME, [['7', 'gengate worker', 500]]);
+    const to = snapshot(NO_MACHINE_TIME, [['7', 'postgres', 40]]);
     expect(cpuByGroup(from, to)).toEqual([['postgres', 40]]);
   });
 });

@@ -8,6 +8,24 @@ import { WebhooksRepository } from './webhooks.js';
 
 const LEASE = 1_000;
 
+/** A delivery due at `dueAt`, written the way the task engine writes it: through the outbox, in a transaction. */
+const enqueueDelivery = (storage: Storage, account: number, dueAt: number) =>
+  storage.transaction(async (tx) => {
+    const id = await enqueueTaskWebhook(
+      tx,
+      {
+        id: randomUUID(),
+        account_id: account,
+        webhook_url: 'http://127.0.0.1:9/hook',
+        status: 'completed',
+        result: { image_url: 'x' },
+        error: null,
+      },
+      dueAt,
+    );
+    return id!;
+  });
+
 describe.each(ENGINES)('webhooks repository on %s', (engine) => {
   let db: TestDb;
   let storage: Storage;
@@ -25,23 +43,7 @@ describe.each(ENGINES)('webhooks repository on %s', (engine) => {
       })
     ).id;
 
-  /** A delivery due at `dueAt`, written the way the task engine writes it: through the outbox, in a transaction. */
-  const enqueue = (dueAt: number, account = accountId) =>
-    storage.transaction(async (tx) => {
-      const id = await enqueueTaskWebhook(
-        tx,
-        {
-          id: randomUUID(),
-          account_id: account,
-          webhook_url: 'http://127.0.0.1:9/hook',
-          status: 'completed',
-          result: { image_url: 'x' },
-          error: null,
-        },
-        dueAt,
-      );
-      return id!;
-    });
+  const enqueue = (dueAt: number, account = accountId) => enqueueDelivery(storage, account, dueAt);
 
   /** Resets the table so each test sees only its own deliveries. */
   const clear = () => storage.db.deleteFrom('webhook_deliveries').execute();
@@ -300,21 +302,7 @@ describe.skipIf(!HAVE_POSTGRES)('webhook claims on PostgreSQL', () => {
         now: 0,
       })
     ).id;
-    const enqueue = () =>
-      storage.transaction((tx) =>
-        enqueueTaskWebhook(
-          tx,
-          {
-            id: randomUUID(),
-            account_id: account,
-            webhook_url: 'http://127.0.0.1:9/hook',
-            status: 'completed',
-            result: null,
-            error: null,
-          },
-          0,
-        ),
-      );
+    const enqueue = () => enqueueDelivery(storage, account, 0);
     let statements = 0;
     const counted = new WebhooksRepository(
       storage.db.withPlugin({

@@ -44,49 +44,55 @@ const INSERT = prepared((db, _row: NewWebhookDelivery) =>
   db.insertInto('webhook_deliveries').values(placeholderRow<NewWebhookDelivery>(NEW_DELIVERY_COLUMNS)),
 );
 
-const CLAIM = prepared((root, p: { now: number; leaseUntil: number; limit: number }) =>
-  root
-    // MATERIALIZED: as a plain `IN (subquery)`, PostgreSQL may evaluate the LIMIT … SKIP LOCKED
-    // selection more than once per statement and lease more than `limit` rows (seen in the tests).
-    .with(
-      (cte) => cte('due').materialized(),
-      (db) =>
-        db
-          .selectFrom('webhook_deliveries')
-          .select('id')
-          .where('status', '=', 'pending')
-          .where('next_attempt_at', '<=', p.now)
-          .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', p.now)]))
-          .orderBy('next_attempt_at')
-          .limit(p.limit)
-          .$if(root.getExecutor().adapter instanceof PostgresAdapter, (qb) => qb.forUpdate().skipLocked()),
-    )
-    .updateTable('webhook_deliveries')
-    .set({ lease_expires_at: p.leaseUntil, updated_at: p.now })
-    .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
-    .returningAll(),
-);
+interface ClaimValues {
+  now: number;
+  leaseUntil: number;
+  limit: number;
+}
+
+/** Leases up to `limit` due deliveries not leased by a live sender, oldest due first; returns them. */
+function leaseDue(root: Kysely<Database>, p: ClaimValues) {
+  return (
+    root
+      // MATERIALIZED: as a plain `IN (subquery)`, PostgreSQL may evaluate the LIMIT … SKIP LOCKED
+      // selection more than once per statement and lease more than `limit` rows (seen in the tests).
+      .with(
+        (cte) => cte('due').materialized(),
+        (db) =>
+          db
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where('status', '=', 'pending')
+            .where('next_attempt_at', '<=', p.now)
+            .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', p.now)]))
+            .orderBy('next_attempt_at')
+            .limit(p.limit)
+            .$if(root.getExecutor().adapter instanceof PostgresAdapter, (qb) => qb.forUpdate().skipLocked()),
+      )
+      .updateTable('webhook_deliveries')
+      .set({ lease_expires_at: p.leaseUntil, updated_at: p.now })
+      .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
+      .returningAll()
+  );
+}
+
+const CLAIM = prepared((root, p: ClaimValues) => leaseDue(root, p));
 
 /**
- * PostgreSQL: CLAIM and the signing secrets of the leased deliveries' accounts in one statement (a
- * data-modifying CTE), one round trip per claim instead of two. Same selection, lease and locking.
+ * PostgreSQL: CLAIM and the signing secrets of the leased deliveries' accounts in one statement (CLAIM
+ * as a data-modifying CTE), one round trip per claim instead of two.
  */
-const PG_CLAIM_WITH_SECRETS = prepared(
-  (_db, p: { now: number; leaseUntil: number; limit: number }) => sql<LeasedDelivery & AccountSecrets>`
-    with due as materialized (
-      select id from webhook_deliveries
-      where status = 'pending' and next_attempt_at <= ${p.now}
-        and (lease_expires_at is null or lease_expires_at <= ${p.now})
-      order by next_attempt_at
-      limit ${p.limit}
-      for update skip locked
-    ), leased as (
-      update webhook_deliveries set lease_expires_at = ${p.leaseUntil}, updated_at = ${p.now}
-      where id in (select id from due)
-      returning *
-    )
-    select leased.*, a.webhook_secret, a.webhook_secret_previous, a.webhook_secret_previous_until
-    from leased join accounts a on a.id = leased.account_id`,
+const PG_CLAIM_WITH_SECRETS = prepared((root, p: ClaimValues) =>
+  root
+    .with('leased', () => leaseDue(root, p))
+    .selectFrom('leased')
+    .innerJoin('accounts', 'accounts.id', 'leased.account_id')
+    .selectAll('leased')
+    .select([
+      'accounts.webhook_secret',
+      'accounts.webhook_secret_previous',
+      'accounts.webhook_secret_previous_until',
+    ]),
 );
 
 const RECORD_ATTEMPT = prepared(
