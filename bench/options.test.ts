@@ -5,6 +5,8 @@ describe('parseOptions', () => {
   it('runs the issue’s full settings by default: 32 connections, 10,000 tasks, every scenario, SQLite only', () => {
     const { settings, only, strict } = parseOptions([]);
     expect(settings).toMatchObject({ quick: false, pg: false, connections: 32, tasks: 10_000 });
+    // As many untimed requests per system as measured ones: fresh processes are warm before the rounds.
+    expect(settings.latencyWarmup).toBeGreaterThanOrEqual(settings.latencyRounds * settings.latencyPerRound);
     expect([...only]).toEqual([...SCENARIOS]);
     expect(strict).toBe(false);
   });
@@ -15,6 +17,7 @@ describe('parseOptions', () => {
     expect(quick).toMatchObject({ quick: true, pg: true, tasks: 1_000, connections: 32 });
     expect(quick.durationSec).toBeLessThan(full.durationSec);
     expect(quick.taskTimeoutSec).toBeLessThan(full.taskTimeoutSec);
+    expect(quick.latencyWarmup).toBeLessThan(full.latencyWarmup);
   });
 
   it('selects scenarios with --only and refuses unknown names and flags', () => {

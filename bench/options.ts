@@ -53,6 +53,10 @@ export function parseOptions(argv: string[]): BenchOptions {
     connections: 32,
     durationSec: quick ? 3 : 10,
     warmupSec: quick ? 1 : 3,
+    // On freshly started processes 200 requests left part of the JIT's work in the measured ones:
+    // run alone, the latency scenario read 0.3-0.5 ms above a run that followed the chat load
+    // (bench/NOTES.md, round 12). The load runs get their warm-up seconds for the same reason.
+    latencyWarmup: quick ? 100 : 2_000,
     latencyRounds: quick ? 4 : 10,
     latencyPerRound: quick ? 100 : 200,
     streamRounds: quick ? 4 : 10,

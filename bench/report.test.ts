@@ -84,6 +84,9 @@ describe('renderMarkdown', () => {
     expect(md).toContain('commit `abc1234`, Node v20.20.2, 2 CPU(s) (Test CPU)');
     expect(md).toContain('load average at start: 0.50 / 0.25 / 0.13');
     expect(md).toContain('1,000 tasks');
+    expect(md).toContain(
+      'latency 4×100 sequential requests per system (interleaved) after 100 of warm-up each',
+    );
     expect(md).toContain('verdicts: 1 PASS, 0 MISS, 1 SKIP, 0 informational');
   });
 

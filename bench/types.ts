@@ -81,6 +81,8 @@ export interface BenchSettings {
   connections: number;
   durationSec: number;
   warmupSec: number;
+  /** Untimed requests each system gets, one by one, before the latency rounds. */
+  latencyWarmup: number;
   latencyRounds: number;
   latencyPerRound: number;
   streamRounds: number;

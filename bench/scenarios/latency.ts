@@ -65,8 +65,8 @@ export async function addedLatency(env: BenchEnvironment, gengate: GengateInstan
   ];
   if (targets.portkey && !failure(await preflight(targets.portkey, 200)).invalid)
     systems.push(targets.portkey);
-  const { latencyRounds: rounds, latencyPerRound: perRound } = env.settings;
-  const summaries = await env.load.latency({ targets: systems, warmup: perRound, rounds, perRound });
+  const { latencyWarmup: warmup, latencyRounds: rounds, latencyPerRound: perRound } = env.settings;
+  const summaries = await env.load.latency({ targets: systems, warmup, rounds, perRound });
   for (const target of systems) {
     const summary = summaries[target.name];
     env.measurements.push({ scenario, system: target.name, engine: gengate.engine, latency: summary });
