@@ -57,14 +57,20 @@ export function busyMs(snapshot: CpuSnapshot): number {
  * missing from `to` and its time is lost; one that started counts from zero.
  */
 export function cpuByGroup(from: CpuSnapshot, to: CpuSnapshot): [string, number][] {
-  const groups = new Map<string, number>();
-  for (const [pid, [group, ms]] of to.processes) {
-    const before = from.processes.get(pid);
-    // A pid reused by another process since `from` counts from zero.
-    const spent = before && before[0] === group && before[1] <= ms ? ms - before[1] : ms;
-    groups.set(group, (groups.get(group) ?? 0) + spent);
-  }
-  return [...groups].sort((a, b) => b[1] - a[1]);
+  return sumByName(
+    [...to.processes].map(([pid, [group, ms]]) => {
+      const before = from.processes.get(pid);
+      // A pid reused by another process since `from` counts from zero.
+      return [group, before && before[0] === group && before[1] <= ms ? ms - before[1] : ms];
+    }),
+  );
+}
+
+/** The ms of each name added up, largest first. */
+function sumByName(entries: [string, number][]): [string, number][] {
+  const sums = new Map<string, number>();
+  for (const [name, ms] of entries) sums.set(name, (sums.get(name) ?? 0) + ms);
+  return [...sums].sort((a, b) => b[1] - a[1]);
 }
 
 /** CPU ms per unit of work (a task, a request), by report group and for the whole machine's busy time. */
@@ -82,13 +88,9 @@ function reportGroup(group: string): string {
 /** The CPU spent between two snapshots, per unit of work done meanwhile. */
 export function cpuPerUnit(from: CpuSnapshot, to: CpuSnapshot, units: number): CpuPerUnit {
   const per = (ms: number) => (units > 0 ? ms / units : Number.NaN);
-  const groups = new Map<string, number>();
-  for (const [group, ms] of cpuByGroup(from, to)) {
-    const name = reportGroup(group);
-    groups.set(name, (groups.get(name) ?? 0) + ms);
-  }
+  const groups = sumByName(cpuByGroup(from, to).map(([group, ms]) => [reportGroup(group), ms]));
   return {
-    groups: [...groups].sort((a, b) => b[1] - a[1]).map(([group, ms]) => [group, per(ms)]),
+    groups: groups.map(([group, ms]) => [group, per(ms)]),
     machine: per(busyMs(to) - busyMs(from)),
   };
 }

@@ -18,8 +18,6 @@ import { createEgressAgent } from './egress.js';
 import { sendWebhook } from './sender.js';
 import type { ResolveHost } from './target-policy.js';
 
-export type ClaimedDelivery = LeasedWithSecrets;
-
 type WebhookConfig = Pick<
   Config,
   'webhookTimeoutMs' | 'webhookRetryDelaysMs' | 'webhookAllowPrivate' | 'leaseMs'
@@ -56,12 +54,12 @@ export class WebhookDeliveryService {
     return this.config.webhookTimeoutMs + this.config.leaseMs;
   }
 
-  async claimDue(limit: number): Promise<ClaimedDelivery[]> {
+  async claimDue(limit: number): Promise<LeasedWithSecrets[]> {
     return this.storage.webhooks.claimDueWithSecrets(this.clock.now(), this.leaseMs, limit);
   }
 
   /** One attempt. Returns what was recorded, or undefined when the lease was lost meanwhile. */
-  async attempt({ delivery, secrets }: ClaimedDelivery): Promise<DeliveryUpdate | undefined> {
+  async attempt({ delivery, secrets }: LeasedWithSecrets): Promise<DeliveryUpdate | undefined> {
     const message = {
       id: delivery.id,
       url: delivery.url,

@@ -76,7 +76,11 @@ function leaseDue(root: Kysely<Database>, p: ClaimValues) {
   );
 }
 
-const CLAIM = prepared((root, p: ClaimValues) => leaseDue(root, p));
+const CLAIM = prepared(leaseDue);
+
+/** Claims oldest due first: RETURNING keeps no order on PostgreSQL. */
+const byDueTime = (a: { next_attempt_at: number }, b: { next_attempt_at: number }) =>
+  a.next_attempt_at - b.next_attempt_at;
 
 /**
  * PostgreSQL: CLAIM and the signing secrets of the leased deliveries' accounts in one statement (CLAIM
@@ -143,8 +147,7 @@ export class WebhooksRepository {
   async claimDue(now: number, leaseMs: number, limit: number): Promise<LeasedDelivery[]> {
     if (limit <= 0) return [];
     const { rows } = await CLAIM(this.db, { now, leaseUntil: now + leaseMs, limit });
-    // RETURNING keeps no order on PostgreSQL.
-    return (rows as LeasedDelivery[]).sort((a, b) => a.next_attempt_at - b.next_attempt_at);
+    return (rows as LeasedDelivery[]).sort(byDueTime);
   }
 
   /**
@@ -156,11 +159,11 @@ export class WebhooksRepository {
     if (this.engine === 'postgres') {
       const { rows } = await PG_CLAIM_WITH_SECRETS(this.db, { now, leaseUntil: now + leaseMs, limit });
       return rows
+        .sort(byDueTime)
         .map(({ webhook_secret, webhook_secret_previous, webhook_secret_previous_until, ...delivery }) => ({
           delivery: delivery as LeasedDelivery,
           secrets: { webhook_secret, webhook_secret_previous, webhook_secret_previous_until },
-        }))
-        .sort((a, b) => a.delivery.next_attempt_at - b.delivery.next_attempt_at);
+        }));
     }
     const deliveries = await this.claimDue(now, leaseMs, limit);
     const secrets = await this.signingSecrets([...new Set(deliveries.map((d) => d.account_id))]);
