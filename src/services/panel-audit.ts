@@ -40,11 +40,14 @@ const ACTION_LABELS: Record<string, string> = {
   'panel.2fa_enabled': 'Two-factor authentication on',
   'panel.2fa_disabled': 'Two-factor authentication off',
   'panel.recovery_codes_regenerated': 'New recovery codes',
+  'panel.2fa_code_accepted': 'Two-factor code accepted',
+  'panel.2fa_code_rejected': 'Wrong two-factor code',
+  'panel.2fa_locked': 'Two-factor code checks locked',
   'panel.signed_out_everywhere': 'Signed out everywhere',
 };
 
 export function actionLabel(action: string): string {
-  return ACTION_LABELS[action] ?? action;
+  return Object.hasOwn(ACTION_LABELS, action) ? ACTION_LABELS[action] : action;
 }
 
 const FIELD_LABELS: Record<string, string> = {
@@ -55,6 +58,9 @@ const FIELD_LABELS: Record<string, string> = {
   second_factor: 'second factor',
   delivery_id: 'delivery',
   task_id: 'task',
+  step: 'step',
+  attempts_left: 'attempts left',
+  until: 'locked until',
 };
 
 /** "key_id" → a key's name; "*_micro" → rubles; lists joined; null → "none". */
@@ -78,7 +84,7 @@ export function describeDetails(details: string | null, keyNames: Map<number, st
     } else if (name === 'prefix') {
       // The key's public prefix: the name above says more.
     } else {
-      const label = FIELD_LABELS[name] ?? name.replace(/_/g, ' ');
+      const label = Object.hasOwn(FIELD_LABELS, name) ? FIELD_LABELS[name] : name.replace(/_/g, ' ');
       const text = raw === null ? 'none' : Array.isArray(raw) ? raw.join(', ') || 'none' : String(raw);
       parts.push(`${label}: ${text}`);
     }
