@@ -1,6 +1,7 @@
 // The owner's audit log as the panel shows it: the last 90 days of one account, filtered by action,
 // key and date range, paged newest first by id, with details in words (rubles, key names).
 import { microToRub } from '../domain/billing/money.js';
+import { ownEntry } from '../domain/own-entry.js';
 import type { AuditRow } from '../storage/repositories/audit.js';
 import type { Storage } from '../storage/storage.js';
 import type { Clock } from './clock.js';
@@ -47,7 +48,7 @@ const ACTION_LABELS: Record<string, string> = {
 };
 
 export function actionLabel(action: string): string {
-  return Object.hasOwn(ACTION_LABELS, action) ? ACTION_LABELS[action] : action;
+  return ownEntry(ACTION_LABELS, action) ?? action;
 }
 
 const FIELD_LABELS: Record<string, string> = {
@@ -84,7 +85,7 @@ export function describeDetails(details: string | null, keyNames: Map<number, st
     } else if (name === 'prefix') {
       // The key's public prefix: the name above says more.
     } else {
-      const label = Object.hasOwn(FIELD_LABELS, name) ? FIELD_LABELS[name] : name.replace(/_/g, ' ');
+      const label = ownEntry(FIELD_LABELS, name) ?? name.replace(/_/g, ' ');
       const text = raw === null ? 'none' : Array.isArray(raw) ? raw.join(', ') || 'none' : String(raw);
       parts.push(`${label}: ${text}`);
     }
