@@ -6,6 +6,8 @@ export interface Config {
   port: number;
   /** A second listener with only GET /metrics and /healthz (the worker role's only one); unset: none. */
   metricsPort: number | undefined;
+  /** Bearer token every GET /metrics must carry (both listeners); unset: see metricsOnApiPort. */
+  metricsToken: string | undefined;
   publicUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
@@ -125,6 +127,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const metricsPort = env.METRICS_PORT ? int('METRICS_PORT', 0, 1) : undefined;
   if (metricsPort !== undefined && (metricsPort > 65535 || metricsPort === port))
     problems.push(`METRICS_PORT must be <= 65535 and differ from PORT, got ${metricsPort}`);
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && (metricsToken.length < 16 || /\s/.test(metricsToken)))
+    problems.push('METRICS_TOKEN must be at least 16 characters long, without spaces');
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
@@ -182,6 +187,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     host,
     port,
     metricsPort,
+    metricsToken,
     publicUrl,
     dataDir: resolve(env.DATA_DIR || './data'),
     databaseUrl,

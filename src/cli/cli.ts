@@ -219,7 +219,7 @@ async function serve(config: Config, role: string): Promise<void> {
   const metricsServer =
     config.metricsPort === undefined
       ? undefined
-      : await startMetricsServer(ctx.metrics, config.host, config.metricsPort);
+      : await startMetricsServer(ctx.metrics, config.host, config.metricsPort, config.metricsToken);
   if (role !== 'worker') {
     await http.listen({ host: config.host, port: config.port });
     // Seeded only once listening: a start that fails (port taken) must not use up the one showing of the key.

@@ -494,6 +494,24 @@ function migrations(engine: Engine): Record<string, Migration> {
         await db.schema.createIndex('panel_tokens_account').on('panel_tokens').column('account_id').execute();
       },
     },
+    '013_second_factor_attempts': {
+      async up(db: AnyDb) {
+        // One row per account: every check of a second-factor code (sign-in, turning 2FA on or off,
+        // new recovery codes) counts here, in the database so that the limit holds across API
+        // processes and restarts. `failures` counts checks since the last right code (taken before
+        // the check, so concurrent guesses cannot pass the limit); `lockouts` sets the next lock's
+        // length; `refused` counts attempts turned away by the current lock.
+        await db.schema
+          .createTable('panel_second_factor_attempts')
+          .addColumn('account_id', 'bigint', (c) => c.primaryKey())
+          .addColumn('failures', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('lockouts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('locked_until', 'bigint')
+          .addColumn('refused', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

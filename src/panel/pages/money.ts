@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
+import { ownEntry } from '../../domain/own-entry.js';
 import {
   type HistoryFilters,
   LEDGER_KINDS,
@@ -120,7 +121,7 @@ export function registerMoneyPages(app: FastifyInstance, ctx: AppContext): void 
       const page = await history.page(session.accountId, selected.id, filters, one(q.before));
       const rows = page.entries.map((e) => {
         const effect = balanceEffect(e);
-        const [label, tone] = KIND_LABEL[e.kind] ?? [e.kind, 'muted'];
+        const [label, tone] = ownEntry(KIND_LABEL, e.kind) ?? [e.kind, 'muted'];
         return [
           formatTime(Number(e.created_at)),
           badge(label, tone),
