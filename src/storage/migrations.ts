@@ -512,6 +512,25 @@ function migrations(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    '016_key_limits': {
+      async up(db: AnyDb) {
+        // Key limits: an expiry, and a spend cap per period. spend_in_period counts what the key
+        // held (net of releases) since spend_since; a hold finding spend_since before its period's
+        // start counts afresh from that start. The hold's guarded UPDATE moves the counter with the
+        // balance, so the cap is exact under concurrency.
+        await db.schema.alterTable('api_keys').addColumn('expires_at', 'bigint').execute();
+        await db.schema.alterTable('api_keys').addColumn('spend_limit', 'bigint').execute();
+        await db.schema.alterTable('api_keys').addColumn('spend_limit_period', 'text').execute();
+        await db.schema
+          .alterTable('api_keys')
+          .addColumn('spend_in_period', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema
+          .alterTable('api_keys')
+          .addColumn('spend_since', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
+      },
+    },
   };
 }
 

@@ -54,6 +54,17 @@ const keySchema: JsonSchema = {
       description: 'null = any address',
     },
     rate_limit_per_min: { type: ['integer', 'null'], description: 'null = the default' },
+    expires_at: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'From then on the key answers 401 key_expired; null = never',
+    },
+    spend_limit_rub: { type: ['number', 'null'], description: 'Spend cap per period; null = none' },
+    spend_limit_period: { type: ['string', 'null'], enum: ['day', 'week', 'month', 'total', null] },
+    spent_in_period_rub: {
+      type: ['number', 'null'],
+      description: 'Held or spent in the current period (null without a cap)',
+    },
     created_at: { type: 'string', format: 'date-time' },
   },
   required: [
@@ -65,6 +76,10 @@ const keySchema: JsonSchema = {
     'allowed_models',
     'allowed_ip_cidrs',
     'rate_limit_per_min',
+    'expires_at',
+    'spend_limit_rub',
+    'spend_limit_period',
+    'spent_in_period_rub',
     'created_at',
   ],
 };

@@ -40,6 +40,7 @@ const DONE: Record<string, string> = {
   created: 'Key created.',
   renamed: 'Name saved.',
   restricted: 'Restrictions saved. The API applies them within a second.',
+  limited: 'Limits saved. The API applies them within a second.',
   deleted: 'Key deleted.',
   transferred: 'Transfer done: both balances are updated.',
   redelivered: 'Webhook queued for delivery again.',

@@ -44,7 +44,15 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
     admin,
     async (request, reply) => {
       const body = bodyObject(request.body);
-      rejectUnknownFields(body, ['name', 'allowed_models', 'allowed_ip_cidrs', 'rate_limit_per_min']);
+      rejectUnknownFields(body, [
+        'name',
+        'allowed_models',
+        'allowed_ip_cidrs',
+        'rate_limit_per_min',
+        'expires_at',
+        'spend_limit_rub',
+        'spend_limit_period',
+      ]);
       const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
       const { key, secret } = await ctx.accounts.createKey(account.id, body, actor(request));
       // The only answer that ever carries the full key.
