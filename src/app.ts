@@ -71,6 +71,8 @@ export async function buildContext(
   await catalog.init();
   const metrics = new Metrics({ queueDepth: () => readQueueDepth(storage.db, clock.now()) });
   const taskServices = await buildTaskServices(config, storage, clock, catalog, metrics);
+  if (taskServices.taskProviders.config.providers.size > 0)
+    metrics.exposeProviderAccounts(() => taskServices.providerPool.status());
   const ctx: AppContext = {
     config,
     clock,

@@ -52,7 +52,7 @@ export class FalFake {
   private readonly scripts: FalScript[] = [];
   defaultScript: FalScript = {};
 
-  constructor(readonly apiKey: string = FAL_TEST_KEY) {
+  constructor(public apiKey: string = FAL_TEST_KEY) {
     const queue = '(?:/alt)?/([^/]+)/([^/]+)/requests/([^/]+)';
     this.server
       .on('GET', /\/files\/([\w-]+)\.(mp4|png)/, (_req, m) => this.file(m[1], m[2]))
