@@ -5,7 +5,9 @@
 // another account can serve it, and the ledger stays clean. Timings are short on purpose.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, patchKey } from '../testing/app.js';
+import { ENGINES } from '../testing/db.js';
 import { FAL_TEST_KEY, type FalFake, startFalFake } from '../testing/fakes/fal.js';
+import { parseExposition } from '../testing/prometheus-text.js';
 import { type ProviderE2E, startProviderE2E, waitFor } from '../testing/provider-e2e.js';
 import type { RunningWorker } from './index.js';
 import { startProviderRecheck } from './provider-recheck.js';
@@ -15,80 +17,81 @@ const COOLDOWN_MS = 400;
 /** IN_PROGRESS for 8 polls (backing off from 10 ms: about 2.5 s), then COMPLETED: a job in flight a while. */
 const SLOW = { statuses: [...Array(8).fill('IN_PROGRESS'), 'COMPLETED'] };
 
-const fakes: Record<string, FalFake> = {};
-let e2e: ProviderE2E;
-let recheck: RunningWorker;
+describe.each(ENGINES)('provider accounts on %s', (engine) => {
+  const fakes: Record<string, FalFake> = {};
+  let e2e: ProviderE2E;
+  let recheck: RunningWorker;
 
-function account(name: string, extra: Record<string, unknown> = {}) {
-  return { type: 'fal', base_url: fakes[name].origin, api_key: FAL_TEST_KEY, ...extra };
-}
+  function account(name: string, extra: Record<string, unknown> = {}) {
+    return { type: 'fal', base_url: fakes[name].origin, api_key: FAL_TEST_KEY, ...extra };
+  }
 
-beforeAll(async () => {
-  for (const name of ['w1', 'w2', 'capped', 'spill', 'flaky', 'backup', 'locked', 'spare'])
-    fakes[name] = await startFalFake();
-  e2e = await startProviderE2E({
-    providers: {
+  beforeAll(async () => {
+    for (const name of ['w1', 'w2', 'capped', 'spill', 'flaky', 'backup', 'locked', 'spare'])
+      fakes[name] = await startFalFake();
+    e2e = await startProviderE2E({
+      engine,
       providers: {
-        w1: account('w1'),
-        w2: account('w2'),
-        capped: account('capped', { max_concurrency: 1 }),
-        spill: account('spill'),
-        flaky: account('flaky'),
-        backup: account('backup'),
-        locked: account('locked', { api_key: 'fal-key-revoked' }),
-        spare: account('spare'),
+        providers: {
+          w1: account('w1'),
+          w2: account('w2'),
+          capped: account('capped', { max_concurrency: 1 }),
+          spill: account('spill'),
+          flaky: account('flaky'),
+          backup: account('backup'),
+          locked: account('locked', { api_key: 'fal-key-revoked' }),
+          spare: account('spare'),
+        },
+        routes: {
+          'flux-1-1-pro': [
+            { provider: 'w1', weight: 3 },
+            { provider: 'w2', weight: 1 },
+          ],
+          'kling-2-1': [{ provider: 'capped' }, { provider: 'spill' }],
+          'veo-3-fast': { provider: 'capped' },
+          'nano-banana': [{ provider: 'flaky' }, { provider: 'backup' }],
+          'seedream-4': [{ provider: 'locked' }, { provider: 'spare' }],
+        },
       },
-      routes: {
-        'flux-1-1-pro': [
-          { provider: 'w1', weight: 3 },
-          { provider: 'w2', weight: 1 },
-        ],
-        'kling-2-1': [{ provider: 'capped' }, { provider: 'spill' }],
-        'veo-3-fast': { provider: 'capped' },
-        'nano-banana': [{ provider: 'flaky' }, { provider: 'backup' }],
-        'seedream-4': [{ provider: 'locked' }, { provider: 'spare' }],
+      config: {
+        requeueDelayMs: 50,
+        providerRecheckMs: RECHECK_MS,
+        providerBreakerWindowMs: 60_000,
+        providerBreakerMinRequests: 3,
+        providerBreakerFailurePercent: 50,
+        providerBreakerCooldownMs: COOLDOWN_MS,
+        workerConcurrency: 16,
       },
-    },
-    config: {
-      requeueDelayMs: 50,
-      providerRecheckMs: RECHECK_MS,
-      providerBreakerWindowMs: 60_000,
-      providerBreakerMinRequests: 3,
-      providerBreakerFailurePercent: 50,
-      providerBreakerCooldownMs: COOLDOWN_MS,
-      workerConcurrency: 16,
-    },
-    balanceRub: 100_000,
+      balanceRub: 100_000,
+    });
+    // Polling GET /tasks of 40 tasks at once would meet the key's default rate limit.
+    await patchKey(e2e.app, e2e.key, { rate_limit_per_min: 1_000_000 });
+    recheck = startProviderRecheck(e2e.app.ctx, () => {});
   });
-  // Polling GET /tasks of 40 tasks at once would meet the key's default rate limit.
-  await patchKey(e2e.app, e2e.key, { rate_limit_per_min: 1_000_000 });
-  recheck = startProviderRecheck(e2e.app.ctx, () => {});
-});
 
-afterAll(async () => {
-  await recheck?.stop();
-  await e2e?.expectLedgerClean();
-  await e2e?.dispose();
-  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
-});
-
-async function run(params: Record<string, unknown>) {
-  const created = await e2e.generate({ prompt: 'a lighthouse at dusk', ...params });
-  expect(created.status).toBe(202);
-  return created.body.task_id as string;
-}
-
-async function accounts(): Promise<Record<string, any>> {
-  const res = await e2e.app.http.inject({
-    method: 'GET',
-    url: '/admin/providers',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  afterAll(async () => {
+    await recheck?.stop();
+    await e2e?.expectLedgerClean();
+    await e2e?.dispose();
+    await Promise.all(Object.values(fakes).map((fake) => fake.close()));
   });
-  expect(res.statusCode).toBe(200);
-  return Object.fromEntries(res.json().data.map((row: any) => [row.name, row]));
-}
 
-describe('provider accounts', () => {
+  async function run(params: Record<string, unknown>) {
+    const created = await e2e.generate({ prompt: 'a lighthouse at dusk', ...params });
+    expect(created.status).toBe(202);
+    return created.body.task_id as string;
+  }
+
+  async function accounts(): Promise<Record<string, any>> {
+    const res = await e2e.app.http.inject({
+      method: 'GET',
+      url: '/admin/providers',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(res.statusCode).toBe(200);
+    return Object.fromEntries(res.json().data.map((row: any) => [row.name, row]));
+  }
+
   it('two accounts with weights 3 and 1 share the traffic by weight', async () => {
     const ids = await Promise.all(Array.from({ length: 40 }, () => run({ model_name: 'flux-1-1-pro' })));
     const tasks = await Promise.all(ids.map((id) => e2e.waitForFinal(id, 30_000)));
@@ -193,5 +196,23 @@ describe('provider accounts', () => {
     const third = await e2e.waitForFinal(await run({ model_name: 'seedream-4' }));
     expect(third.status).toBe('completed');
     expect(fakes.locked.jobs.size).toBe(1);
+  });
+
+  it("exposes each account's state and jobs in flight in /metrics", async () => {
+    const res = await e2e.app.http.inject({ method: 'GET', url: '/metrics' });
+    const samples = parseExposition(res.body).samples;
+    const state = (provider: string, name: string) =>
+      samples.find(
+        (s) =>
+          s.name === 'gengate_provider_account_state' &&
+          s.labels.provider === provider &&
+          s.labels.state === name,
+      )?.value;
+    expect(state('locked', 'up')).toBe(1);
+    expect(state('locked', 'down')).toBe(0);
+    expect(state('flaky', 'cooling')).toBe(0);
+    const inFlight = samples.filter((s) => s.name === 'gengate_provider_in_flight');
+    expect(inFlight.map((s) => s.labels.provider).sort()).toEqual(Object.keys(fakes).sort());
+    expect(inFlight.every((s) => s.value === 0)).toBe(true);
   });
 });

@@ -6,17 +6,25 @@ import { freshHealth } from '../../domain/providers/breaker.js';
 import { TaskEvents } from '../../services/tasks/events.js';
 import { finalizeTask } from '../../services/tasks/finalize.js';
 import type { TestKey } from '../../testing/app.js';
-import { ENGINES } from '../../testing/db.js';
+import { ENGINES, openTestDb, type TestDb } from '../../testing/db.js';
 import { createTaskTestApp, expectLedgerClean, type TaskTestApp } from '../../testing/tasks.js';
+import { type Db, openPostgres, openSqlite } from '../db.js';
 import { ProviderAccountsRepository } from './provider-accounts.js';
 
 describe.each(ENGINES)('provider accounts on %s', (engine) => {
   let app: TaskTestApp;
   let key: TestKey;
   let repo: ProviderAccountsRepository;
+  let db: TestDb;
+  /** A second connection to the same database, as another worker process holds. */
+  let other: Db;
+  let otherRepo: ProviderAccountsRepository;
 
   beforeAll(async () => {
-    app = await createTaskTestApp({ engine, runner: false });
+    db = await openTestDb(engine);
+    other = engine === 'sqlite' ? openSqlite(db.file as string) : openPostgres(db.url as string, 10);
+    otherRepo = new ProviderAccountsRepository(other.kysely, engine);
+    app = await createTaskTestApp({ engine, runner: false, db });
     key = await app.newKey({ balanceRub: 10_000 });
     repo = new ProviderAccountsRepository(app.ctx.storage.db, engine);
   });
@@ -33,7 +41,9 @@ describe.each(ENGINES)('provider accounts on %s', (engine) => {
         now,
       );
     await expectLedgerClean(app);
+    await other.close();
     await app.dispose();
+    await db.dispose();
   });
 
   /** `n` tasks claimed by a worker (processing), as the runner holds them while it submits. */
@@ -76,6 +86,15 @@ describe.each(ENGINES)('provider accounts on %s', (engine) => {
     // Moving to another account gives back the first place.
     await repo.acquireSlot('acct-b', ids[won.indexOf(true, won.indexOf(true) + 1)], undefined, Date.now());
     expect((await repo.inFlight()).get('acct-a')).toBe(2);
+  });
+
+  it('holds the cap across processes: two connections racing take exactly max_concurrency places', async () => {
+    const ids = await processing(16);
+    const won = await Promise.all(
+      ids.map((id, i) => (i % 2 ? otherRepo : repo).acquireSlot('acct-x', id, 5, Date.now())),
+    );
+    expect(won.filter(Boolean)).toHaveLength(5);
+    expect((await otherRepo.inFlight()).get('acct-x')).toBe(5);
   });
 
   it('a place counts only while its task is processing, and the sweep deletes the rest', async () => {
