@@ -4,7 +4,8 @@
 // database (storage/repositories/provider-accounts.ts), shared by every worker process.
 //
 // Only PROVIDERS_FILE accounts are pooled: the built-in simulator (no entry in the file) is always
-// admitted and costs no database write, as before.
+// admitted and costs no database write, as before. A `type: simulator` entry gets places
+// (max_concurrency) but no health: its failures are scripted per task by the prompt.
 import {
   type AccountHealth,
   type AccountState,
@@ -49,6 +50,7 @@ const CAS_ATTEMPTS = 25;
 
 export class ProviderPool {
   private ensured: Promise<void> | undefined;
+  private sweptAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly registry: TaskProviderRegistry,
@@ -58,9 +60,18 @@ export class ProviderPool {
     private readonly random: () => number = Math.random,
   ) {}
 
-  /** True for a PROVIDERS_FILE account (health and places are kept for it). */
+  /** True for a PROVIDERS_FILE account (places are kept for it). */
   pooled(name: string): boolean {
     return this.registry.config.providers.has(name);
+  }
+
+  /**
+   * True when the account's health is tracked: every pooled account but the simulator's, whose
+   * failures are scripted per task by the prompt and say nothing about an account.
+   */
+  private tracked(name: string): boolean {
+    const settings = this.registry.config.providers.get(name);
+    return settings !== undefined && settings.type !== 'simulator';
   }
 
   /** The routes in the order this submit tries them (weighted groups shuffled by weight). */
@@ -110,13 +121,17 @@ export class ProviderPool {
   async admit(name: string, taskId: string, options: { ignoreDown?: boolean } = {}): Promise<AdmitResult> {
     if (!this.pooled(name)) return { status: 'admitted' };
     const now = this.clock.now();
+    const cap = this.registry.config.providers.get(name)?.maxConcurrency;
+    if (!this.tracked(name))
+      return (await this.repo.acquireSlot(name, taskId, cap, now))
+        ? { status: 'admitted' }
+        : { status: 'busy' };
     const { health } = await this.read(name);
     // A down account tried as the last resort (no other account left) only needs a place.
     const verdict: Admission =
       options.ignoreDown && health.state === 'down' ? 'pass' : admission(health, now, this.settings);
     if (verdict === 'skip')
       return { status: 'unavailable', state: health.state === 'up' ? 'cooling' : health.state };
-    const cap = this.registry.config.providers.get(name)?.maxConcurrency;
     if (!(await this.repo.acquireSlot(name, taskId, cap, now))) return { status: 'busy' };
     if (verdict === 'pass') return { status: 'admitted' };
     // Cooling and due: one task probes. Of two workers racing for it, the compare-and-set picks one.
@@ -143,6 +158,7 @@ export class ProviderPool {
     const started =
       outcome.status === 'submitted' || outcome.status === 'succeeded' || outcome.status === 'uncertain';
     if (!started) await this.repo.releaseSlot(taskId);
+    if (!this.tracked(name)) return;
     const verdict = verdictOf(outcome);
     if (verdict === 'neutral') return;
     const detail = outcome.failure?.detail ?? outcome.detail ?? outcome.failure?.kind ?? outcome.status;
@@ -152,7 +168,7 @@ export class ProviderPool {
 
   /** A poll refused our credentials or funds: the account is down (the job's own fate is the runner's). */
   async recordPollRefusal(name: string, failure: { kind: string; detail?: string }): Promise<void> {
-    if (!this.pooled(name) || verdictOf({ status: 'failed', failure }) !== 'down') return;
+    if (!this.tracked(name) || verdictOf({ status: 'failed', failure }) !== 'down') return;
     const now = this.clock.now();
     await this.update(name, (health) =>
       afterOutcome(health, 'down', failure.detail ?? failure.kind, now, this.settings),
@@ -174,7 +190,7 @@ export class ProviderPool {
     const now = this.clock.now();
     const back: string[] = [];
     for (const stored of await this.repo.all()) {
-      if (!this.pooled(stored.name) || !recheckDue(stored.health, now, this.settings)) continue;
+      if (!this.tracked(stored.name) || !recheckDue(stored.health, now, this.settings)) continue;
       const claimed = await this.repo.compareAndSet(stored.name, stored.version, {
         ...stored.health,
         checkedAt: now,
@@ -191,7 +207,11 @@ export class ProviderPool {
       );
       if (after.state === 'up') back.push(stored.name);
     }
-    await this.repo.sweepSlots();
+    // Places left by workers that died: at most once per interval, whichever process gets there.
+    if (now - this.sweptAt >= this.settings.recheckMs) {
+      this.sweptAt = now;
+      await this.repo.sweepSlots();
+    }
     return back;
   }
 
