@@ -75,6 +75,13 @@ describe('provider pool', () => {
     });
     expect(await pool.admit('fal', 'x6')).toEqual({ status: 'unavailable', state: 'down' });
     expect(await pool.admit('fal', 'x6', { ignoreDown: true })).toEqual({ status: 'admitted' });
+    // The operator runs a check: refused, still down; accepted, up at once.
+    expect(
+      await pool.checkNow('fal', async () => ({ reachable: true, authOk: false, detail: 'HTTP 401' })),
+    ).toEqual({ reachable: true, authOk: false, detail: 'HTTP 401' });
+    expect((await pool.status()).find((a) => a.name === 'fal')?.state).toBe('down');
+    await pool.checkNow('fal', async () => ({ reachable: true, authOk: true }));
+    expect((await pool.status()).find((a) => a.name === 'fal')?.state).toBe('up');
   });
 
   it('the built-in simulator (no PROVIDERS_FILE entry) is admitted without a row', async () => {

@@ -215,6 +215,17 @@ export class ProviderPool {
     return back;
   }
 
+  /**
+   * The operator's "run a check" (console): runs `check` for one account now and, when the account
+   * is down and the check accepts it, brings it up at once. Returns the check's answer.
+   */
+  async checkNow(name: string, check: (name: string) => Promise<ProviderCheck>): Promise<ProviderCheck> {
+    const result = await check(name);
+    if (this.tracked(name))
+      await this.update(name, (health) => afterRecheck(health, result, this.clock.now()));
+    return result;
+  }
+
   /** Every PROVIDERS_FILE account with its state and in-flight count. */
   async status(): Promise<AccountStatus[]> {
     await this.ensure();
