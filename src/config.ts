@@ -20,6 +20,13 @@ export interface Config {
   providerCallbacks: boolean;
   providerTimeoutMs: number;
   requeueDelayMs: number;
+  /** How often an account marked down (auth or billing refusal) is re-checked. */
+  providerRecheckMs: number;
+  /** Circuit breaker of each provider account: window, outcomes needed, failure share, cool-down. */
+  providerBreakerWindowMs: number;
+  providerBreakerMinRequests: number;
+  providerBreakerFailurePercent: number;
+  providerBreakerCooldownMs: number;
   webhookTimeoutMs: number;
   webhookRetryDelaysMs: number[];
   webhookAllowPrivate: boolean;
@@ -199,6 +206,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     providerCallbacks: bool('PROVIDER_CALLBACKS', publicUrl.startsWith('https://')),
     providerTimeoutMs: int('PROVIDER_TIMEOUT_MS', 600_000, 1),
     requeueDelayMs: int('REQUEUE_DELAY_MS', 15_000),
+    providerRecheckMs: int('PROVIDER_RECHECK_MS', 60_000, 1),
+    providerBreakerWindowMs: int('PROVIDER_BREAKER_WINDOW_MS', 60_000, 1),
+    providerBreakerMinRequests: int('PROVIDER_BREAKER_MIN_REQUESTS', 10, 1),
+    providerBreakerFailurePercent: int('PROVIDER_BREAKER_FAILURE_PERCENT', 50, 1),
+    providerBreakerCooldownMs: int('PROVIDER_BREAKER_COOLDOWN_MS', 30_000, 1),
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 1),
     webhookRetryDelaysMs: intList('WEBHOOK_RETRY_DELAYS_MS', [30_000, 600_000]),
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
@@ -230,6 +242,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     telegramBotUsername,
     ...overrides,
   };
+  if (config.providerBreakerFailurePercent > 100)
+    problems.push(
+      `PROVIDER_BREAKER_FAILURE_PERCENT must be between 1 and 100, got ${config.providerBreakerFailurePercent}`,
+    );
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

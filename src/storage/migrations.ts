@@ -531,6 +531,43 @@ function migrations(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    '014_provider_accounts': {
+      async up(db: AnyDb) {
+        // The health of each PROVIDERS_FILE account (circuit breaker, down after an auth or billing
+        // refusal), one row per account name, shared by every worker process. `version` makes each
+        // change a compare-and-set, so two workers recording at once never lose an outcome.
+        await db.schema
+          .createTable('provider_health')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('window_start', 'bigint', (c) => c.notNull())
+          .addColumn('window_total', 'integer', (c) => c.notNull())
+          .addColumn('window_failures', 'integer', (c) => c.notNull())
+          .addColumn('open_until', 'bigint')
+          .addColumn('probe_task', 'text')
+          .addColumn('probe_at', 'bigint')
+          .addColumn('last_error', 'text')
+          .addColumn('checked_at', 'bigint')
+          .addColumn('version', 'integer', (c) => c.notNull())
+          .$call(textKeyed)
+          .execute();
+        // One row per task that holds a place at an account (max_concurrency, and the in-flight
+        // count of GET /admin/providers). A row counts only while its task is processing, so the
+        // place of a task that finished or was re-queued is free even before its row is deleted.
+        await db.schema
+          .createTable('provider_slots')
+          .addColumn('task_id', 'text', (c) => c.primaryKey())
+          .addColumn('provider', 'text', (c) => c.notNull())
+          .addColumn('acquired_at', 'bigint', (c) => c.notNull())
+          .$call(textKeyed)
+          .execute();
+        await db.schema
+          .createIndex('provider_slots_provider')
+          .on('provider_slots')
+          .column('provider')
+          .execute();
+      },
+    },
   };
 }
 

@@ -163,6 +163,29 @@ const webhookDeliverySchema: JsonSchema = {
   required: ['id', 'task_id', 'url', 'status', 'attempts'],
 };
 
+const providerAccountSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', description: 'The provider name in PROVIDERS_FILE (one upstream account)' },
+    type: { type: 'string', description: 'Its adapter type (fal, replicate, kling, …)' },
+    state: {
+      type: 'string',
+      enum: ['up', 'cooling', 'down'],
+      description:
+        'up; cooling: skipped after failing submits, then probed; down: auth or billing refused, re-checked',
+    },
+    in_flight: { type: 'integer', description: 'Jobs in flight at the account, across every worker' },
+    max_concurrency: { type: ['integer', 'null'], description: 'Its cap of jobs in flight (null: none)' },
+    last_error: { type: ['string', 'null'] },
+    checked_at: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'The last re-check of a down account, or the last change of state',
+    },
+  },
+  required: ['name', 'type', 'state', 'in_flight', 'last_error', 'checked_at'],
+};
+
 const accountProperties = {
   messaging_id: { type: 'integer' },
   coefficient: { type: 'number', description: 'Price multiplier of the account (1 = catalog prices)' },
@@ -263,6 +286,7 @@ export const sharedSchemas: Record<string, JsonSchema> = {
   ModelDetail: modelDetailSchema,
   AdminModel: adminModelSchema,
   WebhookDelivery: webhookDeliverySchema,
+  ProviderAccount: providerAccountSchema,
   Video: openAiVideoSchema as unknown as JsonSchema,
   OpenAiModel: openAiModelSchema as unknown as JsonSchema,
 };

@@ -797,6 +797,22 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       },
     ],
   },
+  'GET /admin/providers': {
+    operationId: 'adminListProviders',
+    summary: 'Provider accounts with their health (up, cooling, down) and jobs in flight',
+    success: [
+      {
+        status: 200,
+        description: 'Every PROVIDERS_FILE account',
+        schema: {
+          type: 'object',
+          properties: { data: { type: 'array', items: ref('ProviderAccount') } },
+          required: ['data'],
+        },
+      },
+    ],
+    errors: [],
+  },
   'POST /admin/webhooks/{id}/redeliver': {
     operationId: 'adminRedeliverWebhook',
     summary: 'Deliver a webhook again (three new attempts)',

@@ -68,6 +68,7 @@ const ENDPOINTS: [Method, string][] = [
   ['PUT', '/admin/models/x'],
   ['GET', '/admin/webhooks?status=undelivered'],
   ['POST', '/admin/accounts/1/login-link'],
+  ['GET', '/admin/providers'],
 ];
 
 describe('admin authentication', () => {
@@ -689,5 +690,13 @@ describe('POST /admin/accounts/{messaging_id}/login-link', () => {
     const before = await countRows('panel_tokens');
     expectError(await call('POST', '/admin/accounts/987654323/login-link'), 404, 'not_found');
     expect(await countRows('panel_tokens')).toBe(before);
+  });
+});
+
+describe('GET /admin/providers', () => {
+  it('answers 200 with an empty list when PROVIDERS_FILE names no account', async () => {
+    const res = await call('GET', '/admin/providers');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ data: [] });
   });
 });

@@ -154,6 +154,10 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
     return (await ctx.storage.webhooks.listByStatus(status as 'pending', limit)).map(presentDelivery);
   });
 
+  // Each PROVIDERS_FILE account: its health (up, cooling after failures, down after an auth or
+  // billing refusal), its jobs in flight and the last error it answered.
+  app.get('/admin/providers', admin, async () => ({ data: await ctx.providerPool.status() }));
+
   app.post<{ Params: { id: string } }>('/admin/webhooks/:id/redeliver', admin, async (request) =>
     presentDelivery(await ctx.webhooks.redeliver(request.params.id, actor(request))),
   );
