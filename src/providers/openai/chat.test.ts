@@ -94,7 +94,7 @@ function completionBody(model: string, content: string, usage: { prompt: number;
 }
 
 describe('OpenAI-type upstream adapter', () => {
-  it('passes the body through with only the model rewritten, and bills the upstream usage exactly', async () => {
+  it('passes the (allow-listed) body through with only the model rewritten, and bills the upstream usage exactly', async () => {
     fake.handle = (_request, res) =>
       json(res, 200, completionBody(UPSTREAM_MODEL, 'Bonjour', { prompt: 13, completion: 56 }));
     const key = await app.newKey({ balanceRub: 100 });
@@ -106,7 +106,6 @@ describe('OpenAI-type upstream adapter', () => {
       temperature: 0.2,
       seed: 7,
       logit_bias: { '50256': -100 },
-      vendor_extension: { nested: [1, 2, 3] },
     };
     const completion = await client(key).chat.completions.create(sent as never);
 
@@ -128,6 +127,56 @@ describe('OpenAI-type upstream adapter', () => {
       output_tokens: 56,
       cost,
     });
+  });
+
+  it('holds and bills every choice of n: 16 choices of 1,000 tokens are charged in full', async () => {
+    // An upstream that honours n: one choice per n, each max_tokens long, usage over all of them.
+    fake.handle = (request, res) => {
+      const n = Number(request.body.n ?? 1);
+      const max = Number(request.body.max_tokens);
+      const body = completionBody(UPSTREAM_MODEL, 'x', { prompt: 20, completion: n * max });
+      body.choices = Array.from({ length: n }, (_, index) => ({ ...body.choices[0], index }));
+      json(res, 200, body);
+    };
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = await balanceOf(app, key.keyId);
+    const completion = await client(key).chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'write sixteen essays' }],
+      n: 16,
+      max_tokens: 1000,
+    });
+    expect(completion.choices).toHaveLength(16);
+    expect(fake.requests[0].body).toMatchObject({ n: 16, max_tokens: 1000 });
+    const cost = await expectedChatCost(app, 'gpt-4o', 20, 16_000);
+    expect(cost).toBe(14_404_500); // 20 × 225 + 16,000 × 900 RUB per 1M tokens
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: before.balance - cost, held: 0 });
+    expect((await settledUsage(app, key.accountId, key.keyId))[0]).toMatchObject({
+      output_tokens: 16_000,
+      cost,
+    });
+  });
+
+  it('refuses an unknown or unpriced field before any upstream call, moving no money', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const base = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
+    for (const [extra, status, code] of [
+      [{ frobnicate: true }, 422, 'unknown_field'],
+      [{ best_of: 4 }, 400, 'unsupported_parameter'],
+      [
+        { modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } },
+        400,
+        'unsupported_parameter',
+      ],
+      [{ service_tier: 'priority' }, 400, 'unsupported_parameter'],
+    ] as const) {
+      const refused = await client(key)
+        .chat.completions.create({ ...base, ...extra } as never)
+        .catch((e: unknown) => e);
+      expect(refused).toMatchObject({ status, code });
+    }
+    expect(fake.requests).toHaveLength(0);
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 100_000_000, held: 0 });
   });
 
   it('never captures more than the hold, even when the upstream reports more usage than the request allowed', async () => {
@@ -241,21 +290,21 @@ describe('OpenAI-type upstream adapter', () => {
     fake.handle = (_request, res) =>
       json(res, 400, {
         error: {
-          message: 'Unrecognized request argument supplied: frobnicate',
+          message: "Unsupported parameter: 'logit_bias' is not supported with this model.",
           type: 'invalid_request_error',
-          param: 'frobnicate',
+          param: 'logit_bias',
         },
       });
     const rejected = await client(key)
       .chat.completions.create({
         model: 'gpt-4o',
         messages: [{ role: 'user', content: 'hi' }],
-        frobnicate: true,
-      } as never)
+        logit_bias: { '1': 5 },
+      })
       .catch((e: unknown) => e);
     expect(rejected).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(rejected).toMatchObject({ status: 400, code: 'upstream_rejected_request', param: 'frobnicate' });
-    expect((rejected as Error).message).toContain('Unrecognized request argument supplied: frobnicate');
+    expect(rejected).toMatchObject({ status: 400, code: 'upstream_rejected_request', param: 'logit_bias' });
+    expect((rejected as Error).message).toContain("Unsupported parameter: 'logit_bias'");
 
     fake.handle = (_request, res) =>
       json(res, 401, { error: { message: `Incorrect API key provided: ${UPSTREAM_KEY.slice(0, 8)}***` } });

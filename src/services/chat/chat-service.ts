@@ -99,6 +99,9 @@ export class ChatService {
       promptTokenBound: bound,
       requestedMaxTokens: request.maxTokens,
       modelMaxCompletionTokens: maxCompletionTokensOf(model.id),
+      // Every choice of `n` is generated and billed; a prediction's rejected tokens are billed as output.
+      choices: request.choices,
+      extraCompletionTokens: request.predictionBytes,
       prices,
     };
     // Written once per process (the first request); afterwards a flag check, no round trip.
