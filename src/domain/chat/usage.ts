@@ -1,9 +1,9 @@
 // Reading what a completion used, and the rules for when the upstream did not say.
 // - Upstream `usage` is the truth whenever it is present and sane.
-// - A stream cut short (client gone, upstream broke) before its usage arrived is billed from what was
-//   delivered: the prompt ESTIMATE (prompt-size.ts) plus one completion token per delivered chunk
-//   that carried output (content, refusal, reasoning or a tool-call delta). OpenAI-type upstreams
-//   and the simulator send one token per such chunk.
+// - A stream cut short (client gone, upstream broke) before its usage arrived is billed from the
+//   output read from the upstream (collectOutput), counted with the model family's tokenizer, and
+//   the prompt counted alike (token-count.ts). One token per chunk would undercharge every upstream
+//   that sends several tokens per chunk (Anthropic's text deltas, many proxies).
 // - Nothing delivered: nothing billed.
 import type { ChatCompletion, ChatCompletionChunk } from './types.js';
 
@@ -15,13 +15,55 @@ export interface TokenUsage {
 const isCount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
-/** The upstream's usage, or null when absent or not a pair of non-negative integers. */
+/**
+ * Set by an adapter on the usage it reports for a stream that broke before the upstream counted its
+ * output (Anthropic reports output tokens only at the end): the prompt count is the upstream's, the
+ * completion count is not, so the gateway counts the output itself.
+ */
+export const OUTPUT_UNCOUNTED = 'gengate_output_uncounted';
+
+/** The upstream's usage, or null when absent, partial, or not a pair of non-negative integers. */
 export function readUsage(usage: unknown): TokenUsage | null {
   if (!usage || typeof usage !== 'object') return null;
-  const { prompt_tokens: prompt, completion_tokens: completion } = usage as Record<string, unknown>;
+  const fields = usage as Record<string, unknown>;
+  if (fields[OUTPUT_UNCOUNTED] === true) return null;
+  const { prompt_tokens: prompt, completion_tokens: completion } = fields;
   return isCount(prompt) && isCount(completion)
     ? { promptTokens: prompt, completionTokens: completion }
     : null;
+}
+
+/** The prompt tokens an upstream reported, complete usage or not; null when it reported none. */
+export function readPromptTokens(usage: unknown): number | null {
+  if (!usage || typeof usage !== 'object') return null;
+  const prompt = (usage as Record<string, unknown>).prompt_tokens;
+  return isCount(prompt) ? prompt : null;
+}
+
+/**
+ * Appends the output text of each choice of `chunk` (content, refusal, reasoning, tool-call names
+ * and arguments) to `output[choice index]`: a push per piece, nothing counted until a cut stream
+ * needs it.
+ */
+export function collectOutput(chunk: ChatCompletionChunk, output: string[][]): void {
+  for (const choice of chunk.choices ?? []) {
+    const delta = choice?.delta;
+    if (!delta) continue;
+    const index =
+      Number.isSafeInteger(choice.index) && choice.index >= 0 && choice.index < 1024 ? choice.index : 0;
+    const add = (piece: unknown) => {
+      if (typeof piece === 'string' && piece.length > 0) (output[index] ??= []).push(piece);
+    };
+    add(delta.content);
+    add(delta.refusal);
+    add(delta.reasoning_content);
+    if (Array.isArray(delta.tool_calls)) {
+      for (const call of delta.tool_calls) {
+        add(call?.function?.name);
+        add(call?.function?.arguments);
+      }
+    }
+  }
 }
 
 /** 1 per choice of the chunk whose delta carries output. */
@@ -69,6 +111,7 @@ export function presentChunk(
     if (Array.isArray(chunk.choices) && chunk.choices.length === 0) return null;
     delete chunk.usage;
   }
+  if (chunk.usage) delete chunk.usage[OUTPUT_UNCOUNTED];
   chunk.model = publicModel;
   return chunk;
 }

@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_CUT_STREAM_DRAIN_MS } from '../../services/chat/chat-call.js';
 import { checkLedger } from '../../storage/ledger-check.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../testing/app.js';
-import { balanceOf, expectedChatCost, promptEstimateOf, settledUsage } from '../../testing/chat.js';
+import { balanceOf, countedUsageOf, expectedChatCost, settledUsage } from '../../testing/chat.js';
 import {
   chunk,
   done,
@@ -22,6 +23,8 @@ import {
 
 const UPSTREAM_MODEL = 'gpt-4o-2024-08-06';
 const UPSTREAM_KEY = 'sk-upstream-secret-for-tests';
+/** o200k: "user" + "count forever" (1 + 2 tokens) + 3 per message + 3 for the reply. */
+const promptTokensOfCountForever = 9;
 
 let fake: FakeOpenAi;
 let closedPort: number;
@@ -317,7 +320,7 @@ describe('OpenAI-type upstream adapter', () => {
     expect((await balanceOf(app, key.keyId)).balance).toBe(100_000_000);
   });
 
-  it('aborts the upstream request when the client leaves mid-stream, and bills the delivered chunks exactly', async () => {
+  it('reads on for the drain bound after the client leaves mid-stream, then aborts the upstream and bills the text read', async () => {
     fake.handle = async (request, res) => {
       sseHead(res);
       event(res, chunk(UPSTREAM_MODEL, { role: 'assistant', content: '' }));
@@ -327,22 +330,33 @@ describe('OpenAI-type upstream adapter', () => {
     const key = await app.newKey({ balanceRub: 100 });
     const before = await balanceOf(app, key.keyId);
     const body = { model: 'gpt-4o', messages: [{ role: 'user' as const, content: 'count forever' }] };
-    const stream = await client(key).chat.completions.create({ ...body, stream: true });
-    let words = 0;
-    for await (const received of stream) {
-      if (received.choices[0]?.delta.content) words++;
-      if (words === 3) break;
+    app.ctx.chat.cutStreamDrainMs = 200;
+    try {
+      const stream = await client(key).chat.completions.create({ ...body, stream: true });
+      let words = 0;
+      for await (const received of stream) {
+        if (received.choices[0]?.delta.content) words++;
+        if (words === 3) break;
+      }
+      const [row] = await settledUsage(app, key.accountId, key.keyId);
+      const aborted = await Promise.race([
+        fake.requests[0].aborted.then(() => true),
+        new Promise((r) => setTimeout(() => r(false), 3000)),
+      ]);
+      expect(aborted).toBe(true);
+      const counted = await countedUsageOf(UPSTREAM_MODEL, body, ['One two three']);
+      expect(counted).toEqual({ prompt: promptTokensOfCountForever, completion: 3 });
+      const cost = await expectedChatCost(app, 'gpt-4o', counted.prompt, counted.completion);
+      expect(row).toMatchObject({
+        status: 'cancelled',
+        input_tokens: counted.prompt,
+        output_tokens: 3,
+        cost,
+      });
+      expect(await balanceOf(app, key.keyId)).toEqual({ balance: before.balance - cost, held: 0 });
+    } finally {
+      app.ctx.chat.cutStreamDrainMs = DEFAULT_CUT_STREAM_DRAIN_MS;
     }
-    const [row] = await settledUsage(app, key.accountId, key.keyId);
-    const aborted = await Promise.race([
-      fake.requests[0].aborted.then(() => true),
-      new Promise((r) => setTimeout(() => r(false), 3000)),
-    ]);
-    expect(aborted).toBe(true);
-    const estimate = promptEstimateOf(body);
-    const cost = await expectedChatCost(app, 'gpt-4o', estimate, 3);
-    expect(row).toMatchObject({ status: 'cancelled', input_tokens: estimate, output_tokens: 3, cost });
-    expect(await balanceOf(app, key.keyId)).toEqual({ balance: before.balance - cost, held: 0 });
   });
 
   it('aborts the upstream request when the client leaves before a non-streaming answer, billing nothing', async () => {
@@ -463,10 +477,11 @@ describe('OpenAI-type upstream adapter', () => {
     expect(seen).toEqual(['Partial']);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as Error).message).toContain('upstream overloaded');
-    const cost = await expectedChatCost(app, 'gpt-4.1', promptEstimateOf(body), 1);
+    const counted = await countedUsageOf('gpt-4.1-2025-04-14', body, ['Partial']);
+    const cost = await expectedChatCost(app, 'gpt-4.1', counted.prompt, counted.completion);
     expect((await settledUsage(app, key.accountId, key.keyId))[0]).toMatchObject({
       status: 'failed',
-      output_tokens: 1,
+      output_tokens: counted.completion,
       cost,
     });
   });

@@ -2,14 +2,20 @@
 // once, together with the usage row (ChatBillingRepository): capture the exact cost, release the rest.
 //   completed  → cost from the upstream usage (else the rules of domain/chat/usage.ts);
 //   failed     → upstream error: nothing billed if nothing was delivered, else what was delivered;
-//   cancelled  → client gone: the upstream request is aborted, and what was delivered is billed.
+//   cancelled  → client gone: before any output the upstream request is aborted and nothing is
+//                billed; after some, the upstream is read on (nothing more is sent) for up to
+//                cutStreamDrainMs so that its usage, the upstream's own bill, settles the request.
+//                Past that bound, or when the upstream breaks, the output read so far is counted
+//                with the model family's tokenizer (domain/chat/token-count.ts).
 import { chatCost, type TokenPrices } from '../../domain/billing/chat-cost.js';
 import type { ChatRequest } from '../../domain/chat/request.js';
+import { countPromptTokens, countTokens, tokenizerFamily } from '../../domain/chat/token-count.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../../domain/chat/types.js';
 import {
+  collectOutput,
   estimateCompletionTokens,
-  outputTokensInChunk,
   presentChunk,
+  readPromptTokens,
   readUsage,
   type TokenUsage,
 } from '../../domain/chat/usage.js';
@@ -57,7 +63,12 @@ export interface ChatCallInit {
   startedAt: number;
   /** Set when the upstream call is already under way (sent alongside the hold). */
   early?: EarlyUpstream;
+  /** How long a stream is read on after its client left, waiting for the usage. Default 5 s. */
+  cutStreamDrainMs?: number;
 }
+
+/** Reading on after the client left costs at most this long of upstream output, billed as read. */
+export const DEFAULT_CUT_STREAM_DRAIN_MS = 5_000;
 
 export interface Settlement {
   status: UsageStatus;
@@ -127,17 +138,35 @@ export class ChatCall {
    * has started, failures become an SSE error event and this resolves normally.
    */
   async streamTo(sink: ChatStreamSink, client: Cancellation): Promise<void> {
-    // Cancelled by the client, or by us when we stop early, so the upstream request always ends.
+    // Cancelled when the client leaves before any output, or by us when we stop reading (the drain
+    // bound passed, an error), so the upstream request always ends.
     const upstream = this.init.early?.cancellation ?? new Cancellation();
-    const unfollow = follow(client, upstream);
+    const output: string[][] = [];
+    let drain: NodeJS.Timeout | undefined;
+    const stop = () => upstream.cancel(client.reason);
+    const clientGone = () => {
+      if (upstream.aborted || drain) return;
+      if (output.length === 0) return stop();
+      drain = setTimeout(stop, this.init.cutStreamDrainMs ?? DEFAULT_CUT_STREAM_DRAIN_MS);
+      drain.unref?.();
+    };
+    if (client.aborted) clientGone();
+    else client.once('abort', clientGone);
     try {
-      await this.relay(sink, upstream, client);
+      await this.relay(sink, upstream, client, output, clientGone);
     } finally {
-      unfollow();
+      clearTimeout(drain);
+      client.removeListener('abort', clientGone);
     }
   }
 
-  private async relay(sink: ChatStreamSink, upstream: Cancellation, client: Cancellation): Promise<void> {
+  private async relay(
+    sink: ChatStreamSink,
+    upstream: Cancellation,
+    client: Cancellation,
+    output: string[][],
+    clientGone: () => void,
+  ): Promise<void> {
     let iterator: AsyncIterator<ChatCompletionChunk>;
     let next: IteratorResult<ChatCompletionChunk>;
     try {
@@ -153,24 +182,32 @@ export class ChatCall {
 
     sink.start();
     const includeUsage = this.init.request.includeUsage;
-    let delivered = 0;
     let usage: TokenUsage | null = null;
+    /** The prompt tokens of a partial usage (the output uncounted): better than our own count. */
+    let reportedPrompt: number | null = null;
     let status: Settlement['status'] = 'completed';
     try {
       for (; !next.done; next = await iterator.next()) {
         const chunk = next.value;
-        usage = readUsage(chunk.usage) ?? usage;
-        const tokens = outputTokensInChunk(chunk);
-        const shown = presentChunk(chunk, this.init.publicModel, includeUsage);
-        if (shown && !(await sink.send(JSON.stringify(shown)))) {
-          status = 'cancelled';
-          break;
+        if (chunk.usage) {
+          usage = readUsage(chunk.usage) ?? usage;
+          reportedPrompt = readPromptTokens(chunk.usage) ?? reportedPrompt;
         }
-        delivered += tokens;
+        if (status !== 'cancelled') {
+          const shown = client.aborted ? null : presentChunk(chunk, this.init.publicModel, includeUsage);
+          if (client.aborted || (shown && !(await sink.send(JSON.stringify(shown))))) {
+            status = 'cancelled';
+            // Nothing delivered yet: the upstream stops now and nothing is billed. Otherwise it is
+            // read on, and this chunk with the rest (the upstream bills them all).
+            clientGone();
+            if (upstream.aborted) break;
+          }
+        }
+        collectOutput(chunk, output);
       }
       if (status === 'completed' && !(await sink.send('[DONE]'))) status = 'cancelled';
     } catch (error) {
-      if (client.aborted) status = 'cancelled';
+      if (client.aborted || status === 'cancelled') status = 'cancelled';
       else {
         status = 'failed';
         const failure =
@@ -178,21 +215,31 @@ export class ChatCall {
         await sink.send(JSON.stringify(errorBody(failure)));
       }
     } finally {
-      if (status !== 'completed') {
+      if (!next.done) {
         upstream.cancel();
         await iterator.return?.().catch(() => undefined);
       }
     }
     try {
-      // The usage chunk comes after all output, so once it was read every output chunk had been sent.
-      await this.settle(
-        status,
-        usage ??
-          (delivered > 0 ? { promptTokens: this.init.promptEstimate, completionTokens: delivered } : null),
-      );
+      // The usage chunk comes after all output: once it was read, it covers everything generated.
+      await this.settle(status, usage ?? (await this.countedUsage(output, reportedPrompt)));
     } finally {
       sink.end();
     }
+  }
+
+  /** A stream without the upstream's usage: its prompt and the output read, tokenized; null when none. */
+  private async countedUsage(output: string[][], reportedPrompt: number | null): Promise<TokenUsage | null> {
+    const texts = output.filter((pieces) => pieces && pieces.length > 0).map((pieces) => pieces.join(''));
+    if (texts.length === 0) return null;
+    const family = tokenizerFamily(String(this.init.upstreamBody.model), this.init.publicModel);
+    const { body, messages } = this.init.request;
+    const [promptTokens, completionTokens] = await Promise.all([
+      reportedPrompt ??
+        countPromptTokens(family, messages, [body.tools, body.functions, body.response_format]),
+      countTokens(family, texts),
+    ]);
+    return { promptTokens, completionTokens };
   }
 
   /** Captures the cost of `usage` (nothing when null) and releases the rest of the hold, once. */

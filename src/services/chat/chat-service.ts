@@ -28,7 +28,7 @@ import type { CatalogService } from '../catalog.js';
 import type { Clock } from '../clock.js';
 import type { Metrics } from '../metrics.js';
 import { BalanceHints } from './balance-hints.js';
-import { ChatCall, type EarlyUpstream } from './chat-call.js';
+import { ChatCall, DEFAULT_CUT_STREAM_DRAIN_MS, type EarlyUpstream } from './chat-call.js';
 import { ChatHoldLease } from './hold-lease.js';
 
 /** Smaller holds tried when the balance keeps moving under a request; then 402. */
@@ -43,6 +43,8 @@ export interface ChatServiceDeps {
   holdLeaseMs?: number;
   onLeaseError?: (message: string, error: unknown) => void;
   metrics?: Metrics;
+  /** How long a stream is read on after its client left, for the upstream's usage (chat-call.ts). */
+  cutStreamDrainMs?: number;
 }
 
 /** Without a configured LEASE_MS (config.ts's default). */
@@ -54,8 +56,11 @@ export class ChatService {
   private readonly hints = new BalanceHints();
   /** Requests from their hold to their settlement. */
   private requestsInFlight = 0;
+  /** How long a stream is read on after its client left (tests shorten it). */
+  cutStreamDrainMs: number;
 
   constructor(private readonly deps: ChatServiceDeps) {
+    this.cutStreamDrainMs = deps.cutStreamDrainMs ?? DEFAULT_CUT_STREAM_DRAIN_MS;
     this.holdLease = new ChatHoldLease(deps, {
       leaseMs: deps.holdLeaseMs ?? DEFAULT_HOLD_LEASE_MS,
       onError: deps.onLeaseError,
@@ -157,6 +162,7 @@ export class ChatService {
         promptEstimate: estimatePromptTokens(size),
         startedAt,
         early,
+        cutStreamDrainMs: this.cutStreamDrainMs,
       },
     );
   }
