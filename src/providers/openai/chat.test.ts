@@ -359,28 +359,60 @@ describe('OpenAI-type upstream adapter', () => {
     }
   });
 
-  it('aborts the upstream request when the client leaves before a non-streaming answer, billing nothing', async () => {
+  it('aborts the upstream request past the drain bound when the client leaves before a non-streaming answer, billing nothing', async () => {
     fake.handle = async (request) => {
       await request.aborted; // never answers: only the gateway's abort ends it
     };
     const key = await app.newKey({ balanceRub: 100 });
     const before = await balanceOf(app, key.keyId);
+    app.ctx.chat.cutStreamDrainMs = 100;
+    try {
+      const leaving = new AbortController();
+      const request = client(key).chat.completions.create(
+        { model: 'gpt-4o', messages: [{ role: 'user', content: 'take your time' }] },
+        { signal: leaving.signal },
+      );
+      while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+      leaving.abort();
+      await expect(request).rejects.toThrow();
+      const aborted = await Promise.race([
+        fake.requests[0].aborted.then(() => true),
+        new Promise((r) => setTimeout(() => r(false), 3000)),
+      ]);
+      expect(aborted).toBe(true);
+      const [row] = await settledUsage(app, key.accountId, key.keyId);
+      expect(row).toMatchObject({ status: 'cancelled', output_tokens: 0, cost: 0 });
+      expect(await balanceOf(app, key.keyId)).toEqual(before);
+    } finally {
+      app.ctx.chat.cutStreamDrainMs = DEFAULT_CUT_STREAM_DRAIN_MS;
+    }
+  });
+
+  it('bills a non-streaming answer that arrives after its client left, as the upstream does', async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    fake.handle = async (_request, res) => {
+      await answered;
+      json(res, 200, completionBody(UPSTREAM_MODEL, 'late', { prompt: 12, completion: 700 }));
+    };
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = await balanceOf(app, key.keyId);
     const leaving = new AbortController();
     const request = client(key).chat.completions.create(
-      { model: 'gpt-4o', messages: [{ role: 'user', content: 'take your time' }] },
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'a long essay' }] },
       { signal: leaving.signal },
     );
     while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
     leaving.abort();
     await expect(request).rejects.toThrow();
-    const aborted = await Promise.race([
-      fake.requests[0].aborted.then(() => true),
-      new Promise((r) => setTimeout(() => r(false), 3000)),
-    ]);
-    expect(aborted).toBe(true);
+    await new Promise((r) => setTimeout(r, 50));
+    answer();
     const [row] = await settledUsage(app, key.accountId, key.keyId);
-    expect(row).toMatchObject({ status: 'cancelled', output_tokens: 0, cost: 0 });
-    expect(await balanceOf(app, key.keyId)).toEqual(before);
+    const cost = await expectedChatCost(app, 'gpt-4o', 12, 700);
+    expect(row).toMatchObject({ status: 'cancelled', input_tokens: 12, output_tokens: 700, cost });
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: before.balance - cost, held: 0 });
   });
 
   it('lowers max_completion_tokens upstream to what the balance covers when the client set none', async () => {

@@ -2,11 +2,12 @@
 // once, together with the usage row (ChatBillingRepository): capture the exact cost, release the rest.
 //   completed  → cost from the upstream usage (else the rules of domain/chat/usage.ts);
 //   failed     → upstream error: nothing billed if nothing was delivered, else what was delivered;
-//   cancelled  → client gone: before any output the upstream request is aborted and nothing is
-//                billed; after some, the upstream is read on (nothing more is sent) for up to
-//                cutStreamDrainMs so that its usage, the upstream's own bill, settles the request.
-//                Past that bound, or when the upstream breaks, the output read so far is counted
-//                with the model family's tokenizer (domain/chat/token-count.ts).
+//   cancelled  → client gone: a stream with no output yet is aborted and nothing is billed; after
+//                some output (or while a whole answer is awaited), the upstream is read on (nothing
+//                more is sent) for up to cutStreamDrainMs so that its usage, the upstream's own
+//                bill, settles the request. Past that bound, or when the upstream breaks, a
+//                stream's output read so far is counted with the model family's tokenizer
+//                (domain/chat/token-count.ts); a whole answer that never came bills nothing.
 import { chatCost, type TokenPrices } from '../../domain/billing/chat-cost.js';
 import type { ChatRequest } from '../../domain/chat/request.js';
 import { countPromptTokens, countTokens, tokenizerFamily } from '../../domain/chat/token-count.js';
@@ -79,6 +80,8 @@ export interface Settlement {
 
 export class ChatCall {
   private settled: Promise<Settlement> | null = null;
+  /** Set by drainOnLeave: what to do once the client is found gone. */
+  private clientGone: () => void = () => {};
 
   constructor(
     private readonly deps: {
@@ -107,29 +110,53 @@ export class ChatCall {
   /** A non-streaming completion. The hold is settled before the answer is returned. */
   async complete(client: Cancellation): Promise<ChatCompletion> {
     let completion: ChatCompletion;
-    const early = this.init.early;
-    const unfollow = early ? follow(client, early.cancellation) : undefined;
+    // The client leaving does not stop the upstream at once: it is given cutStreamDrainMs to answer,
+    // so that what it bills is billed (it generates, and bills, whether or not anyone waits).
+    const upstream = this.init.early?.cancellation ?? new Cancellation();
+    const leave = this.drainOnLeave(client, upstream, () => true);
     try {
-      completion = await (early?.completion ??
-        this.init.provider.complete({ body: this.init.upstreamBody, cancellation: client }));
+      completion = await (this.init.early?.completion ??
+        this.init.provider.complete({ body: this.init.upstreamBody, cancellation: upstream }));
     } catch (error) {
       await this.settle(client.aborted ? 'cancelled' : 'failed', null);
       throw error;
     } finally {
-      unfollow?.();
-    }
-    if (client.aborted) {
-      // The client left before the answer could be handed over: nothing was delivered.
-      await this.settle('cancelled', null);
-      throw new AppError('upstream_error', 'The client disconnected before the answer was ready');
+      leave();
     }
     const usage = readUsage(completion.usage) ?? {
       promptTokens: this.init.promptEstimate,
       completionTokens: estimateCompletionTokens(completion),
     };
+    if (client.aborted) {
+      // The answer came after the client left: nothing was delivered, but the upstream billed it.
+      await this.settle('cancelled', usage);
+      throw new AppError('upstream_error', 'The client disconnected before the answer was ready');
+    }
     await this.settle('completed', usage);
     completion.model = this.init.publicModel;
     return completion;
+  }
+
+  /**
+   * When `client` leaves: stops `upstream` at once if `readOn()` says there is nothing to bill yet,
+   * else after cutStreamDrainMs. Returns the function that stops watching.
+   */
+  private drainOnLeave(client: Cancellation, upstream: Cancellation, readOn: () => boolean): () => void {
+    let drain: NodeJS.Timeout | undefined;
+    const stop = () => upstream.cancel(client.reason);
+    const clientGone = () => {
+      if (upstream.aborted || drain) return;
+      if (!readOn()) return stop();
+      drain = setTimeout(stop, this.init.cutStreamDrainMs ?? DEFAULT_CUT_STREAM_DRAIN_MS);
+      drain.unref?.();
+    };
+    if (client.aborted) clientGone();
+    else client.once('abort', clientGone);
+    this.clientGone = clientGone;
+    return () => {
+      clearTimeout(drain);
+      client.removeListener('abort', clientGone);
+    };
   }
 
   /**
@@ -142,21 +169,11 @@ export class ChatCall {
     // bound passed, an error), so the upstream request always ends.
     const upstream = this.init.early?.cancellation ?? new Cancellation();
     const output: string[][] = [];
-    let drain: NodeJS.Timeout | undefined;
-    const stop = () => upstream.cancel(client.reason);
-    const clientGone = () => {
-      if (upstream.aborted || drain) return;
-      if (output.length === 0) return stop();
-      drain = setTimeout(stop, this.init.cutStreamDrainMs ?? DEFAULT_CUT_STREAM_DRAIN_MS);
-      drain.unref?.();
-    };
-    if (client.aborted) clientGone();
-    else client.once('abort', clientGone);
+    const leave = this.drainOnLeave(client, upstream, () => output.length > 0);
     try {
-      await this.relay(sink, upstream, client, output, clientGone);
+      await this.relay(sink, upstream, client, output);
     } finally {
-      clearTimeout(drain);
-      client.removeListener('abort', clientGone);
+      leave();
     }
   }
 
@@ -165,7 +182,6 @@ export class ChatCall {
     upstream: Cancellation,
     client: Cancellation,
     output: string[][],
-    clientGone: () => void,
   ): Promise<void> {
     let iterator: AsyncIterator<ChatCompletionChunk>;
     let next: IteratorResult<ChatCompletionChunk>;
@@ -199,7 +215,7 @@ export class ChatCall {
             status = 'cancelled';
             // Nothing delivered yet: the upstream stops now and nothing is billed. Otherwise it is
             // read on, and this chunk with the rest (the upstream bills them all).
-            clientGone();
+            this.clientGone();
             if (upstream.aborted) break;
           }
         }
@@ -328,12 +344,4 @@ function retryInBackground(attempt: () => Promise<boolean>, everyMs: number, tri
   }, everyMs);
   // Must not keep a finished process alive: its lease covers the hold once it is gone.
   timer.unref?.();
-}
-
-/** Cancels `target` when `source` is cancelled, until the returned function is called. */
-function follow(source: Cancellation, target: Cancellation): () => void {
-  const onAbort = () => target.cancel(source.reason);
-  if (source.aborted) onAbort();
-  source.once('abort', onAbort);
-  return () => source.removeListener('abort', onAbort);
 }
