@@ -50,21 +50,26 @@ export function collectOutput(chunk: ChatCompletionChunk, output: string[][]): v
     const delta = choice?.delta;
     if (!delta) continue;
     const index =
-      Number.isSafeInteger(choice.index) && choice.index >= 0 && choice.index < 1024 ? choice.index : 0;
-    const add = (piece: unknown) => {
-      if (typeof piece === 'string' && piece.length > 0) (output[index] ??= []).push(piece);
-    };
-    add(delta.content);
-    add(delta.refusal);
-    add(delta.reasoning_content);
+      Number.isSafeInteger(choice.index) && choice.index >= 0 && choice.index < MAX_CHOICE_INDEX
+        ? choice.index
+        : 0;
+    // No closure or array per chunk: this runs on every chunk of every stream.
+    if (typeof delta.content === 'string' && delta.content) (output[index] ??= []).push(delta.content);
+    if (typeof delta.refusal === 'string' && delta.refusal) (output[index] ??= []).push(delta.refusal);
+    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content)
+      (output[index] ??= []).push(delta.reasoning_content);
     if (Array.isArray(delta.tool_calls)) {
       for (const call of delta.tool_calls) {
-        add(call?.function?.name);
-        add(call?.function?.arguments);
+        const fn = call?.function;
+        if (typeof fn?.name === 'string' && fn.name) (output[index] ??= []).push(fn.name);
+        if (typeof fn?.arguments === 'string' && fn.arguments) (output[index] ??= []).push(fn.arguments);
       }
     }
   }
 }
+
+/** Choice indexes above this are an upstream's nonsense, folded into choice 0 (n is at most 128). */
+const MAX_CHOICE_INDEX = 1024;
 
 /** 1 per choice of the chunk whose delta carries output. */
 export function outputTokensInChunk(chunk: ChatCompletionChunk): number {
