@@ -250,12 +250,21 @@ export class ChatCall {
     if (texts.length === 0) return null;
     const family = tokenizerFamily(String(this.init.upstreamBody.model), this.init.publicModel);
     const { body, messages } = this.init.request;
-    const [promptTokens, completionTokens] = await Promise.all([
-      reportedPrompt ??
-        countPromptTokens(family, messages, [body.tools, body.functions, body.response_format]),
-      countTokens(family, texts),
-    ]);
-    return { promptTokens, completionTokens };
+    try {
+      const [promptTokens, completionTokens] = await Promise.all([
+        reportedPrompt ??
+          countPromptTokens(family, messages, [body.tools, body.functions, body.response_format]),
+        countTokens(family, texts),
+      ]);
+      return { promptTokens, completionTokens };
+    } catch {
+      // The tokenizer failed to load: the settlement must still happen, so bill the output's
+      // UTF-8 bytes (never fewer than its tokens) and the prompt estimate.
+      return {
+        promptTokens: reportedPrompt ?? this.init.promptEstimate,
+        completionTokens: texts.reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8'), 0),
+      };
+    }
   }
 
   /** Captures the cost of `usage` (nothing when null) and releases the rest of the hold, once. */
