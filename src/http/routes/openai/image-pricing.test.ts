@@ -2,7 +2,7 @@
 // and captures its own catalog price (an internal billing variant, gpt-image-1:<quality>-<size>), on
 // POST /v1/images/generations and on POST /generate, on both engines. Without `quality` the gateway
 // asks for (and bills) medium, never the upstream's "auto", whose price it could not know in advance.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TestKey } from '../../../testing/app.js';
 import { ENGINES } from '../../../testing/db.js';
 import {
@@ -52,8 +52,10 @@ describe.each(ENGINES)('gpt-image-1 priced by quality and size on %s', (engine) 
   beforeAll(async () => {
     app = await createTaskTestApp({ engine, config: { syncImageWaitMs: 10_000 } });
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await expectLedgerClean(app);
+  });
+  afterAll(async () => {
     await app.dispose();
   });
 

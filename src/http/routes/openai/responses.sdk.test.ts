@@ -368,6 +368,14 @@ describe('what reaches the upstream, and what is refused before it', () => {
     expect(await balanceOf(app, key.keyId)).toEqual({ balance: before - cost, held: 0 });
   });
 
+  it('refuses a service tier billed above the catalog price, before any hold', async () => {
+    const key = await app.newKey({ balanceRub: 10 });
+    await expect(
+      client(key).responses.create({ model: 'gpt-4o', input: 'hi', service_tier: 'priority' }),
+    ).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'service_tier' });
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 10_000_000, held: 0 });
+  });
+
   it('applies the key restrictions and model checks of chat, naming input for an image to a text-only model', async () => {
     const restricted = await app.newKey({ balanceRub: 10, restrictions: { allowed_models: ['gpt-4o'] } });
     await expect(
