@@ -18,6 +18,7 @@ import { DEFAULT_CUT_STREAM_DRAIN_MS } from '../../services/chat/chat-call.js';
 import { checkLedger } from '../../storage/ledger-check.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../testing/app.js';
 import { balanceOf, expectedChatCost, settledUsage } from '../../testing/chat.js';
+import { ENGINES } from '../../testing/db.js';
 import {
   type FakeOpenAi,
   type RecordedRequest,
@@ -142,10 +143,12 @@ let claude: FakeAnthropic;
 let app: TestApp;
 let baseURL: string;
 
+let providersFile: string;
+
 beforeAll(async () => {
   fake = await startFakeOpenAi();
   claude = await new FakeAnthropic('sk-ant-test').start();
-  const providersFile = join(mkdtempSync(join(tmpdir(), 'gengate-honest-')), 'providers.json');
+  providersFile = join(mkdtempSync(join(tmpdir(), 'gengate-honest-')), 'providers.json');
   writeFileSync(
     providersFile,
     JSON.stringify({
@@ -159,18 +162,9 @@ beforeAll(async () => {
       },
     }),
   );
-  app = await createTestApp({ config: { providersFile } });
-  baseURL = `${await listenOnLoopback(app)}/v1`;
-});
-
-afterEach(async () => {
-  app.ctx.chat.cutStreamDrainMs = DEFAULT_CUT_STREAM_DRAIN_MS;
-  fake.requests.length = 0;
-  expect(await checkLedger(app.ctx.storage.db)).toEqual([]);
 });
 
 afterAll(async () => {
-  await app.dispose();
   await fake.close();
   await claude.close();
 });
@@ -200,86 +194,127 @@ async function charged(key: TestKey) {
   return row;
 }
 
-describe('chat streams charged from an upstream that honours n and sends several tokens per chunk', () => {
-  it.each([
-    { n: 1, chunkTokens: 1 },
-    { n: 1, chunkTokens: 6 },
-    { n: 3, chunkTokens: 4 },
-  ])(
-    'a whole stream (n $n, $chunkTokens tokens a chunk) is charged its usage exactly',
-    async ({ n, chunkTokens }) => {
-      const log: Generated[] = [];
-      fake.handle = honestUpstream({ chunkTokens, paceMs: 0 }, log);
-      const key = await app.newKey({ balanceRub: 100 });
-      const { error } = await read(key, { n, max_tokens: 1500 });
-      expect(error).toBeUndefined();
-      const row = await charged(key);
-      expect(row.status).toBe('completed');
-      expect([row.input_tokens, row.output_tokens]).toEqual([log[0].promptTokens, log[0].completionTokens]);
-      expect(row.output_tokens).toBeGreaterThan(n * 1000); // every choice is billed, not just the first
-    },
-  );
+describe.each(ENGINES)('on %s', (engine) => {
+  beforeAll(async () => {
+    app = await createTestApp({ engine, config: { providersFile } });
+    baseURL = `${await listenOnLoopback(app)}/v1`;
+  });
 
-  it.each([1, 5, 40])(
-    'a stream the client leaves after %i chunks is read on to the usage and charged it exactly',
-    async (limit) => {
-      const log: Generated[] = [];
-      fake.handle = honestUpstream({ chunkTokens: 5, paceMs: 1 }, log);
-      const key = await app.newKey({ balanceRub: 100 });
-      const { contentChunks } = await read(key, { n: 2, max_tokens: 400 }, limit);
-      expect(contentChunks).toBe(limit);
-      await log[0].finished;
-      const row = await charged(key);
-      expect(row.status).toBe('cancelled');
-      expect([row.input_tokens, row.output_tokens]).toEqual([log[0].promptTokens, 800]);
-    },
-  );
+  afterEach(async () => {
+    app.ctx.chat.cutStreamDrainMs = DEFAULT_CUT_STREAM_DRAIN_MS;
+    fake.requests.length = 0;
+    expect(await checkLedger(app.ctx.storage.db)).toEqual([]);
+  });
 
-  it.each([3, 20, 60])(
-    'past the drain bound (client gone after %i chunks) the text read is counted: the upstream bill within the chunks in flight',
-    async (limit) => {
-      const log: Generated[] = [];
-      fake.handle = honestUpstream({ chunkTokens: 7, paceMs: 4 }, log);
-      app.ctx.chat.cutStreamDrainMs = 60;
-      const key = await app.newKey({ balanceRub: 100 });
-      await read(key, { n: 2 }, limit);
-      await log[0].finished;
-      const row = await charged(key);
-      const upstream = log[0];
-      expect(row.status).toBe('cancelled');
-      expect(row.input_tokens).toBe(upstream.promptTokens);
-      // Read on for up to 60 ms after the client left; the upstream was stopped long before its end.
-      expect(row.output_tokens).toBeGreaterThanOrEqual(limit * 7);
-      expect(upstream.completionTokens).toBeLessThan(2000);
-      expect(Math.abs(row.output_tokens - upstream.completionTokens)).toBeLessThanOrEqual(upstream.inFlight);
-    },
-  );
+  afterAll(async () => {
+    await app.dispose();
+  });
 
-  it.each([2, 15, 50])(
-    'a stream the upstream breaks off after %i chunks is charged the text it sent, exactly',
-    async (breakAfter) => {
-      const log: Generated[] = [];
-      fake.handle = honestUpstream({ chunkTokens: 3, paceMs: 0, breakAfter }, log);
-      const key = await app.newKey({ balanceRub: 100 });
-      const { error } = await read(key, { n: 3 });
-      expect(error).toBeInstanceOf(OpenAI.APIError);
-      const row = await charged(key);
-      expect(row.status).toBe('failed');
-      expect([row.input_tokens, row.output_tokens]).toEqual([log[0].promptTokens, log[0].completionTokens]);
-    },
-  );
-});
+  describe('chat streams charged from an upstream that honours n and sends several tokens per chunk', () => {
+    it.each([
+      { n: 1, chunkTokens: 1 },
+      { n: 1, chunkTokens: 6 },
+      { n: 3, chunkTokens: 4 },
+    ])(
+      'a whole stream (n $n, $chunkTokens tokens a chunk) is charged its usage exactly',
+      async ({ n, chunkTokens }) => {
+        const log: Generated[] = [];
+        fake.handle = honestUpstream({ chunkTokens, paceMs: 0 }, log);
+        const key = await app.newKey({ balanceRub: 100 });
+        const { error } = await read(key, { n, max_tokens: 1500 });
+        expect(error).toBeUndefined();
+        const row = await charged(key);
+        expect(row.status).toBe('completed');
+        expect([row.input_tokens, row.output_tokens]).toEqual([log[0].promptTokens, log[0].completionTokens]);
+        expect(row.output_tokens).toBeGreaterThan(n * 1000); // every choice is billed, not just the first
+      },
+    );
 
-describe('Claude streams (several words per text delta)', () => {
-  const words = `${ENGLISH}\n\n${RUSSIAN}`;
-  // What Anthropic would report; unknown to us offline, so a plausible figure (o200k × 1.2).
-  const claudeTokens = Math.ceil(encode(words, PLAIN).length * 1.2);
+    it.each([1, 5, 40])(
+      'a stream the client leaves after %i chunks is read on to the usage and charged it exactly',
+      async (limit) => {
+        const log: Generated[] = [];
+        fake.handle = honestUpstream({ chunkTokens: 5, paceMs: 1 }, log);
+        const key = await app.newKey({ balanceRub: 100 });
+        const { contentChunks } = await read(key, { n: 2, max_tokens: 400 }, limit);
+        expect(contentChunks).toBe(limit);
+        await log[0].finished;
+        const row = await charged(key);
+        expect(row.status).toBe('cancelled');
+        expect([row.input_tokens, row.output_tokens]).toEqual([log[0].promptTokens, 800]);
+      },
+    );
 
-  it('whole, and cut by the client, are charged the usage Anthropic reports', async () => {
-    for (const limit of [Number.POSITIVE_INFINITY, 4]) {
+    it.each([3, 20, 60])(
+      'past the drain bound (client gone after %i chunks) the text read is counted: the upstream bill within the chunks in flight',
+      async (limit) => {
+        const log: Generated[] = [];
+        fake.handle = honestUpstream({ chunkTokens: 7, paceMs: 4 }, log);
+        app.ctx.chat.cutStreamDrainMs = 60;
+        const key = await app.newKey({ balanceRub: 100 });
+        await read(key, { n: 2 }, limit);
+        await log[0].finished;
+        const row = await charged(key);
+        const upstream = log[0];
+        expect(row.status).toBe('cancelled');
+        expect(row.input_tokens).toBe(upstream.promptTokens);
+        // Read on for up to 60 ms after the client left; the upstream was stopped long before its end.
+        expect(row.output_tokens).toBeGreaterThanOrEqual(limit * 7);
+        expect(upstream.completionTokens).toBeLessThan(2000);
+        expect(Math.abs(row.output_tokens - upstream.completionTokens)).toBeLessThanOrEqual(
+          upstream.inFlight,
+        );
+      },
+    );
+
+    it.each([2, 15, 50])(
+      'a stream the upstream breaks off after %i chunks is charged the text it sent, exactly',
+      async (breakAfter) => {
+        const log: Generated[] = [];
+        fake.handle = honestUpstream({ chunkTokens: 3, paceMs: 0, breakAfter }, log);
+        const key = await app.newKey({ balanceRub: 100 });
+        const { error } = await read(key, { n: 3 });
+        expect(error).toBeInstanceOf(OpenAI.APIError);
+        const row = await charged(key);
+        expect(row.status).toBe('failed');
+        expect([row.input_tokens, row.output_tokens]).toEqual([log[0].promptTokens, log[0].completionTokens]);
+      },
+    );
+  });
+
+  describe('Claude streams (several words per text delta)', () => {
+    const words = `${ENGLISH}\n\n${RUSSIAN}`;
+    // What Anthropic would report; unknown to us offline, so a plausible figure (o200k × 1.2).
+    const claudeTokens = Math.ceil(encode(words, PLAIN).length * 1.2);
+
+    it('whole, and cut by the client, are charged the usage Anthropic reports', async () => {
+      for (const limit of [Number.POSITIVE_INFINITY, 4]) {
+        claude.script({
+          content: [{ type: 'text', text: words }],
+          usage: { input_tokens: 14, output_tokens: claudeTokens },
+        });
+        const key = await app.newKey({ balanceRub: 100 });
+        const stream = await client(key).chat.completions.create({
+          model: 'claude-sonnet-4-5',
+          messages: [{ role: 'user', content: 'Write it all out.' }],
+          stream: true,
+        });
+        let seen = 0;
+        for await (const chunk of stream) {
+          if (chunk.choices[0]?.delta.content) seen++;
+          if (seen >= limit) break;
+        }
+        const [row] = await settledUsage(app, key.accountId, key.keyId, 15_000);
+        expect([row.input_tokens, row.output_tokens]).toEqual([14, claudeTokens]);
+        expect(row.cost).toBe(await expectedChatCost(app, 'claude-sonnet-4-5', 14, claudeTokens));
+      }
+    });
+
+    it('broken off by the upstream, is charged an upper bound of the text delivered', async () => {
       claude.script({
         content: [{ type: 'text', text: words }],
         usage: { input_tokens: 14, output_tokens: claudeTokens },
+        errorAfterDeltas: 120,
       });
       const key = await app.newKey({ balanceRub: 100 });
       const stream = await client(key).chat.completions.create({
@@ -287,46 +322,24 @@ describe('Claude streams (several words per text delta)', () => {
         messages: [{ role: 'user', content: 'Write it all out.' }],
         stream: true,
       });
-      let seen = 0;
-      for await (const chunk of stream) {
-        if (chunk.choices[0]?.delta.content) seen++;
-        if (seen >= limit) break;
-      }
-      const [row] = await settledUsage(app, key.accountId, key.keyId, 15_000);
-      expect([row.input_tokens, row.output_tokens]).toEqual([14, claudeTokens]);
-      expect(row.cost).toBe(await expectedChatCost(app, 'claude-sonnet-4-5', 14, claudeTokens));
-    }
-  });
-
-  it('broken off by the upstream, is charged an upper bound of the text delivered', async () => {
-    claude.script({
-      content: [{ type: 'text', text: words }],
-      usage: { input_tokens: 14, output_tokens: claudeTokens },
-      errorAfterDeltas: 120,
+      const delivered: string[] = [];
+      await (async () => {
+        for await (const chunk of stream)
+          if (chunk.choices[0]?.delta.content) delivered.push(chunk.choices[0].delta.content);
+      })().catch(() => undefined);
+      expect(delivered).toHaveLength(120);
+      const text = delivered.join('');
+      const [row] = await settledUsage(app, key.accountId, key.keyId);
+      expect(row.status).toBe('failed');
+      // The prompt as Anthropic reported it at message_start; the output counted by the gateway.
+      expect(row.input_tokens).toBe(14);
+      expect(row.output_tokens).toBe(await countTokens('bound', [text]));
+      // Above Claude's count as far as published comparisons go (up to 1.3× o200k), below the bytes.
+      expect(row.output_tokens).toBeGreaterThanOrEqual(Math.ceil(encode(text, PLAIN).length * 1.3));
+      expect(row.output_tokens).toBeLessThanOrEqual(Buffer.byteLength(text));
+      expect(row.cost).toBe(
+        await expectedChatCost(app, 'claude-sonnet-4-5', row.input_tokens, row.output_tokens),
+      );
     });
-    const key = await app.newKey({ balanceRub: 100 });
-    const stream = await client(key).chat.completions.create({
-      model: 'claude-sonnet-4-5',
-      messages: [{ role: 'user', content: 'Write it all out.' }],
-      stream: true,
-    });
-    const delivered: string[] = [];
-    await (async () => {
-      for await (const chunk of stream)
-        if (chunk.choices[0]?.delta.content) delivered.push(chunk.choices[0].delta.content);
-    })().catch(() => undefined);
-    expect(delivered).toHaveLength(120);
-    const text = delivered.join('');
-    const [row] = await settledUsage(app, key.accountId, key.keyId);
-    expect(row.status).toBe('failed');
-    // The prompt as Anthropic reported it at message_start; the output counted by the gateway.
-    expect(row.input_tokens).toBe(14);
-    expect(row.output_tokens).toBe(await countTokens('bound', [text]));
-    // Above Claude's count as far as published comparisons go (up to 1.3× o200k), below the bytes.
-    expect(row.output_tokens).toBeGreaterThanOrEqual(Math.ceil(encode(text, PLAIN).length * 1.3));
-    expect(row.output_tokens).toBeLessThanOrEqual(Buffer.byteLength(text));
-    expect(row.cost).toBe(
-      await expectedChatCost(app, 'claude-sonnet-4-5', row.input_tokens, row.output_tokens),
-    );
   });
 });
