@@ -1,6 +1,8 @@
 // The chat billing use case on every engine: hold → settle, each together with the usage row,
 // exact costs, releases, concurrent holds that never overdraw, and the sweep of abandoned holds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { measurePrompt, promptTokenBound } from '../../domain/chat/prompt-size.js';
+import { parseChatRequest } from '../../domain/chat/request.js';
 import { Cancellation } from '../../providers/cancellation.js';
 import { checkLedger } from '../../storage/ledger-check.js';
 import { createTestApp, type TestApp, type TestKey } from '../../testing/app.js';
@@ -138,6 +140,29 @@ describe.each(ENGINES)('chat billing on %s', (engine) => {
       ),
     );
     expect(await balanceOf(app, key.keyId)).toEqual({ balance: 50_000_000 - settlement.cost, held: 0 });
+  });
+
+  it("holds gpt-4o-mini's inflated image tokens, and n choices of the max tokens", async () => {
+    const key = await app.newKey({ balanceRub: 50 });
+    const body = {
+      model: 'gpt-4o-mini',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is it' },
+            { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+          ],
+        },
+      ],
+      max_tokens: 100,
+      n: 3,
+    };
+    const call = await app.ctx.chat.open(await authOf(key), body);
+    const bound = promptTokenBound(measurePrompt(parseChatRequest(body)), 48_169);
+    expect(call.init.hold).toBe(await expectedChatCost(app, 'gpt-4o-mini', bound, 300));
+    await call.complete(live());
+    expect(await balanceOf(app, key.keyId)).toMatchObject({ held: 0 });
   });
 
   it('bills nothing for a stream the client left before any output', async () => {

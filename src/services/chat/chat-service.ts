@@ -14,7 +14,12 @@ import {
 } from '../../domain/billing/chat-cost.js';
 import { isInternalModelId } from '../../domain/catalog/model.js';
 import { maxCompletionTokensOf } from '../../domain/chat/output-limits.js';
-import { estimatePromptTokens, measurePrompt, promptTokenBound } from '../../domain/chat/prompt-size.js';
+import {
+  estimatePromptTokens,
+  imageTokenBoundOf,
+  measurePrompt,
+  promptTokenBound,
+} from '../../domain/chat/prompt-size.js';
 import { type ChatRequest, parseChatRequest, readChatModel } from '../../domain/chat/request.js';
 import { AppError } from '../../domain/errors.js';
 import { uuidV7 } from '../../domain/ids.js';
@@ -93,7 +98,7 @@ export class ChatService {
     const route = this.deps.registry.resolve(model);
 
     const size = measurePrompt(request);
-    const bound = promptTokenBound(size);
+    const bound = promptTokenBound(size, imageTokenBoundOf(model.id));
     const prices: TokenPrices = {
       inputPerMillion: model.priceMicro,
       outputPerMillion: model.priceOutputMicro,
