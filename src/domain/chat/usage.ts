@@ -53,19 +53,24 @@ export function collectOutput(chunk: ChatCompletionChunk, output: string[][]): v
       Number.isSafeInteger(choice.index) && choice.index >= 0 && choice.index < MAX_CHOICE_INDEX
         ? choice.index
         : 0;
-    // No closure or array per chunk: this runs on every chunk of every stream.
-    if (typeof delta.content === 'string' && delta.content) (output[index] ??= []).push(delta.content);
-    if (typeof delta.refusal === 'string' && delta.refusal) (output[index] ??= []).push(delta.refusal);
-    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content)
-      (output[index] ??= []).push(delta.reasoning_content);
+    // A module function, not a closure: no allocation per chunk (this runs on every chunk).
+    addPiece(output, index, delta.content);
+    addPiece(output, index, delta.refusal);
+    addPiece(output, index, delta.reasoning_content);
     if (Array.isArray(delta.tool_calls)) {
       for (const call of delta.tool_calls) {
-        const fn = call?.function;
-        if (typeof fn?.name === 'string' && fn.name) (output[index] ??= []).push(fn.name);
-        if (typeof fn?.arguments === 'string' && fn.arguments) (output[index] ??= []).push(fn.arguments);
+        addPiece(output, index, call?.function?.name);
+        addPiece(output, index, call?.function?.arguments);
       }
     }
   }
+}
+
+function addPiece(output: string[][], index: number, piece: unknown): void {
+  if (typeof piece !== 'string' || piece.length === 0) return;
+  const pieces = output[index];
+  if (pieces) pieces.push(piece);
+  else output[index] = [piece];
 }
 
 /** Choice indexes above this are an upstream's nonsense, folded into choice 0 (n is at most 128). */
