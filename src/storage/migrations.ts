@@ -568,6 +568,65 @@ function migrations(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    '012_gpt_image_1_variants': {
+      async up(db: AnyDb) {
+        // gpt-image-1 priced by quality and size (docs/openai.md). A database seeded before this
+        // release has gpt-image-1 at one price for every quality and size and no `quality` default
+        // (so the upstream picked "auto"). Its row is upgraded only while it is still the one that
+        // shipped (same schema, no billing rules); an operator's own edits are left alone (they
+        // import the variants themselves: docs/DECISIONS.md, issue 33).
+        const row = await db
+          .selectFrom('models')
+          .selectAll()
+          .where('id', '=', 'gpt-image-1')
+          .executeTakeFirst();
+        if (!row || row.billing !== null || row.params_schema === null) return;
+        if (row.params_schema !== JSON.stringify(GPT_IMAGE_1_SCHEMA_BEFORE_012)) return;
+        const schema = structuredClone(GPT_IMAGE_1_SCHEMA_BEFORE_012);
+        schema.properties.quality.default = 'medium';
+        const now = Date.now();
+        const variants = GPT_IMAGE_1_PRICES_012.map(([quality, size, ratio, priceMicro]) => ({
+          id: `gpt-image-1:${quality}-${size}`,
+          when: { quality, aspect_ratio: ratio },
+          priceMicro,
+          name: `GPT Image 1, ${quality} quality, ${size} (billing)`,
+        }));
+        for (const variant of variants) {
+          await db
+            .insertInto('models')
+            .values({
+              id: variant.id,
+              name: variant.name,
+              provider: 'OpenAI',
+              kind: 'image',
+              unit: 'shot',
+              price_micro: variant.priceMicro,
+              price_output_micro: null,
+              active: 1,
+              visible: 0,
+              vision: 0,
+              route: null,
+              params_schema: JSON.stringify(schema),
+              billing: null,
+              sort_order: row.sort_order,
+              updated_at: now,
+            })
+            .onConflict((oc: any) => oc.column('id').doNothing())
+            .execute();
+        }
+        await db
+          .updateTable('models')
+          .set({
+            params_schema: JSON.stringify(schema),
+            billing: JSON.stringify({ variants: variants.map(({ when, id }) => ({ when, model: id })) }),
+            // The shipped price (6 RUB) becomes the price of the defaults, medium 1024x1024.
+            ...(Number(row.price_micro) === 6_000_000 ? { price_micro: 3_780_000 } : {}),
+            updated_at: now,
+          })
+          .where('id', '=', 'gpt-image-1')
+          .execute();
+      },
+    },
   };
 }
 
@@ -637,3 +696,31 @@ function isMissingTable(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
   return e?.code === '42P01' || /no such table/i.test(e?.message ?? '');
 }
+
+/** gpt-image-1's parameter schema as shipped before migration 012, key order included. */
+const GPT_IMAGE_1_SCHEMA_BEFORE_012 = {
+  type: 'object',
+  properties: {
+    model_name: { type: 'string' },
+    prompt: { type: 'string', minLength: 1, maxLength: 4000 },
+    aspect_ratio: { type: 'string', enum: ['1:1', '3:2', '2:3'], default: '1:1' },
+    seed: { type: 'integer', minimum: 0, maximum: 4294967295 },
+    webhook_url: { type: 'string', format: 'uri' },
+    quality: { type: 'string', enum: ['low', 'medium', 'high'] } as Record<string, unknown>,
+  },
+  required: ['model_name', 'prompt'],
+  additionalProperties: false,
+};
+
+/** OpenAI's per-image prices of gpt-image-1 at 90 RUB per USD, in micro-rubles (migration 012). */
+const GPT_IMAGE_1_PRICES_012: [string, string, string, number][] = [
+  ['low', '1024x1024', '1:1', 990_000],
+  ['low', '1536x1024', '3:2', 1_440_000],
+  ['low', '1024x1536', '2:3', 1_440_000],
+  ['medium', '1024x1024', '1:1', 3_780_000],
+  ['medium', '1536x1024', '3:2', 5_670_000],
+  ['medium', '1024x1536', '2:3', 5_670_000],
+  ['high', '1024x1024', '1:1', 15_030_000],
+  ['high', '1536x1024', '3:2', 22_500_000],
+  ['high', '1024x1536', '2:3', 22_500_000],
+];

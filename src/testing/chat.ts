@@ -3,6 +3,7 @@ import { chatCost } from '../domain/billing/chat-cost.js';
 import { coefficientToPpm } from '../domain/billing/money.js';
 import { estimatePromptTokens, measurePrompt } from '../domain/chat/prompt-size.js';
 import { parseChatRequest } from '../domain/chat/request.js';
+import { countPromptTokens, countTokens, tokenizerFamily } from '../domain/chat/token-count.js';
 import type { UsageRow } from '../storage/repositories/usage.js';
 import type { TestApp } from './app.js';
 
@@ -27,6 +28,27 @@ export async function expectedChatCost(
 /** The prompt estimate a cut stream is billed with (and the simulator's prompt_tokens). */
 export function promptEstimateOf(body: Record<string, unknown>): number {
   return estimatePromptTokens(measurePrompt(parseChatRequest(body)));
+}
+
+/**
+ * What a stream that ended without the upstream's usage is billed (chat-call.ts): its prompt and
+ * the output read (one text per choice), tokenized for `upstreamModel`'s family.
+ */
+export async function countedUsageOf(
+  upstreamModel: string,
+  body: Record<string, unknown>,
+  outputs: string[],
+): Promise<{ prompt: number; completion: number }> {
+  const family = tokenizerFamily(upstreamModel);
+  const request = parseChatRequest(body);
+  return {
+    prompt: await countPromptTokens(family, request.messages, [
+      body.tools,
+      body.functions,
+      body.response_format,
+    ]),
+    completion: await countTokens(family, outputs),
+  };
 }
 
 export async function balanceOf(app: TestApp, keyId: number): Promise<{ balance: number; held: number }> {

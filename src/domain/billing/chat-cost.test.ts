@@ -125,6 +125,31 @@ describe('planChatHold', () => {
     expect((error as AppError).code).toBe('insufficient_balance');
   });
 
+  it('holds every choice of n (and a prediction bound) and lowers each choice alike', () => {
+    // n = 16 × 1000 max tokens: the upstream may bill 16,000 completion tokens.
+    const wide = { ...base, requestedMaxTokens: 1000, choices: 16 };
+    expect(planChatHold({ ...wide, balance: 100_000_000 })).toEqual({
+      amount: chatCost(1000, 16_000, GPT_4O),
+      maxCompletionTokens: 1000,
+      lowered: false,
+    });
+    expect(planChatHold({ ...wide, extraCompletionTokens: 40, balance: 100_000_000 }).amount).toBe(
+      chatCost(1000, 16_040, GPT_4O),
+    );
+    // 1 RUB covers 861 completion tokens: 53 per choice.
+    const lowered = planChatHold({ ...wide, balance: 1_000_000 });
+    expect(lowered).toEqual({
+      amount: chatCost(1000, 16 * 53, GPT_4O),
+      maxCompletionTokens: 53,
+      lowered: true,
+    });
+    // Less than one token per choice: 402, whatever one choice alone would cost.
+    expect(() => planChatHold({ ...wide, balance: chatCost(1000, 15, GPT_4O) })).toThrow(
+      expect.objectContaining({ code: 'insufficient_balance' }),
+    );
+    expect(planChatHold({ ...wide, balance: chatCost(1000, 16, GPT_4O) }).maxCompletionTokens).toBe(1);
+  });
+
   it('never holds more than the balance, and the hold always covers the bound at the planned budget', () => {
     fc.assert(
       fc.property(
@@ -132,23 +157,25 @@ describe('planChatHold', () => {
         fc.option(fc.integer({ min: 1, max: 200_000 }), { nil: null }),
         fc.integer({ min: 0, max: 100_000_000_000 }),
         prices,
-        (bound, requested, balance, pr) => {
+        fc.integer({ min: 1, max: 128 }),
+        (bound, requested, balance, pr, choices) => {
           let plan: ReturnType<typeof planChatHold>;
           try {
             plan = planChatHold({
               promptTokenBound: bound,
               requestedMaxTokens: requested,
               modelMaxCompletionTokens: 32_768,
+              choices,
               balance,
               prices: pr,
             });
           } catch (e) {
             expect((e as AppError).code).toBe('insufficient_balance');
-            expect(chatCost(bound, 1, pr)).toBeGreaterThan(balance);
+            expect(chatCost(bound, choices, pr)).toBeGreaterThan(balance);
             return;
           }
           expect(plan.amount).toBeLessThanOrEqual(balance);
-          expect(plan.amount).toBe(chatCost(bound, plan.maxCompletionTokens, pr));
+          expect(plan.amount).toBe(chatCost(bound, choices * plan.maxCompletionTokens, pr));
           expect(plan.maxCompletionTokens).toBeGreaterThanOrEqual(1);
           expect(plan.maxCompletionTokens).toBeLessThanOrEqual(requested ?? 32_768);
         },

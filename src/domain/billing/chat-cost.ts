@@ -64,9 +64,12 @@ export function affordableCompletionTokens(
 }
 
 export interface ChatHoldPlan {
-  /** Micro-rubles to hold: the cost of the prompt bound plus `maxCompletionTokens`; never above the balance. */
+  /**
+   * Micro-rubles to hold: the cost of the prompt bound plus every choice's `maxCompletionTokens`
+   * (and the predicted output's bound); never above the balance.
+   */
   amount: Micro;
-  /** The completion budget the hold covers. */
+  /** The completion budget of EACH choice: the upstream max tokens. */
   maxCompletionTokens: number;
   /** True when the balance, not the client or the model, limits the completion: the upstream cap must be lowered. */
   lowered: boolean;
@@ -79,6 +82,10 @@ export interface ChatHoldInput {
   requestedMaxTokens: number | null;
   /** The model's own completion limit, used when the client gave none. */
   modelMaxCompletionTokens: number;
+  /** `n`: the upstream generates (and bills) this many choices, each up to the max tokens. Default 1. */
+  choices?: number;
+  /** Output tokens billed on top of the choices: a bound of the predicted output's rejected tokens. */
+  extraCompletionTokens?: number;
   /** The key's available balance. */
   balance: Micro;
   prices: TokenPrices;
@@ -92,7 +99,7 @@ export interface ChatHoldInput {
 export function fullChatHold(input: Omit<ChatHoldInput, 'balance'>): ChatHoldPlan {
   const wanted = input.requestedMaxTokens ?? input.modelMaxCompletionTokens;
   return {
-    amount: chatCost(input.promptTokenBound, wanted, input.prices),
+    amount: chatCost(input.promptTokenBound, completionBudget(input, wanted), input.prices),
     maxCompletionTokens: wanted,
     lowered: false,
   };
@@ -102,23 +109,33 @@ export function fullChatHold(input: Omit<ChatHoldInput, 'balance'>): ChatHoldPla
  * Sizes the hold taken before calling upstream. The hold covers the prompt bound plus the completion
  * budget; when the balance cannot cover that budget, the budget is lowered to what the balance
  * covers (the caller then lowers the upstream max tokens, so the cost can never exceed the hold).
- * 402 when the balance cannot cover the prompt bound plus a single completion token.
+ * With `n` choices each gets the same lowered budget. 402 when the balance cannot cover the prompt
+ * bound plus one completion token per choice.
  */
 export function planChatHold(input: ChatHoldInput): ChatHoldPlan {
   const full = fullChatHold(input);
   if (full.amount <= input.balance) return full;
-  const affordable = affordableCompletionTokens(input.promptTokenBound, input.balance, input.prices);
+  const total = affordableCompletionTokens(input.promptTokenBound, input.balance, input.prices);
+  const choices = input.choices ?? 1;
+  const extra = input.extraCompletionTokens ?? 0;
+  const affordable = total < extra ? -1 : Math.floor((total - extra) / choices);
   if (affordable < 1) {
-    const needed = chatCost(input.promptTokenBound, 1, input.prices);
+    const needed = chatCost(input.promptTokenBound, completionBudget(input, 1), input.prices);
     throw new AppError(
       'insufficient_balance',
       `Balance ${microToRub(input.balance)} RUB does not cover this request: its prompt (up to ${input.promptTokenBound} tokens) ` +
-        `and one completion token cost up to ${microToRub(needed)} RUB`,
+        `and one completion token per choice cost up to ${microToRub(needed)} RUB`,
     );
   }
   return {
-    amount: chatCost(input.promptTokenBound, affordable, input.prices),
+    amount: chatCost(input.promptTokenBound, completionBudget(input, affordable), input.prices),
     maxCompletionTokens: affordable,
     lowered: true,
   };
+}
+
+/** Every choice's budget plus the extra output: what the upstream may bill as completion tokens. */
+function completionBudget(input: Omit<ChatHoldInput, 'balance'>, perChoice: number): number {
+  const total = (input.choices ?? 1) * perChoice + (input.extraCompletionTokens ?? 0);
+  return Math.min(total, Number.MAX_SAFE_INTEGER);
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   estimatePromptTokens,
   IMAGE_TOKEN_BOUND,
+  imageTokenBoundOf,
   measurePrompt,
   promptTokenBound,
   TOOLS_TOKEN_BOUND,
@@ -65,6 +66,17 @@ describe('prompt size', () => {
         expect(promptTokenBound(size)).toBeGreaterThanOrEqual(textBytes);
         expect(estimatePromptTokens(size)).toBeLessThanOrEqual(promptTokenBound(size));
       }),
+    );
+  });
+
+  it("holds gpt-4o-mini's inflated image tokens: up to 2,833 + 8 × 5,667 per high-detail image", () => {
+    const size = measure([
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] },
+    ]);
+    expect(imageTokenBoundOf('gpt-4o-mini')).toBe(2_833 + 8 * 5_667);
+    expect(imageTokenBoundOf('gpt-4o')).toBe(IMAGE_TOKEN_BOUND);
+    expect(promptTokenBound(size, imageTokenBoundOf('gpt-4o-mini')) - promptTokenBound(size)).toBe(
+      48_169 - IMAGE_TOKEN_BOUND,
     );
   });
 });

@@ -7,8 +7,18 @@
 import type { ChatRequest } from './request.js';
 import type { ChatMessage } from './types.js';
 
-/** Tokens held per image part: above the worst case of every default vision model except gpt-4o-mini's inflated rate. */
+/** Tokens held per image part: above the worst case of every default vision model but gpt-4o-mini. */
 export const IMAGE_TOKEN_BOUND = 4_000;
+/**
+ * gpt-4o-mini counts an image at an inflated rate (so that it costs about what gpt-4o charges):
+ * 2,833 tokens plus 5,667 per 512-pixel tile, up to 8 tiles for a high-detail image = 48,169.
+ */
+const IMAGE_TOKEN_BOUNDS: Record<string, number> = { 'gpt-4o-mini': 48_169 };
+
+/** The per-image bound of `modelId` (its catalog id). */
+export function imageTokenBoundOf(modelId: string): number {
+  return IMAGE_TOKEN_BOUNDS[modelId] ?? IMAGE_TOKEN_BOUND;
+}
 /** Role markers and separators around each message (OpenAI counts 3-4). */
 export const MESSAGE_TOKEN_BOUND = 8;
 /** Reply priming and request framing. */
@@ -77,12 +87,12 @@ export function measurePrompt(request: Pick<ChatRequest, 'messages' | 'body'>): 
 }
 
 /** An upper bound of the prompt's tokens on any byte-level BPE tokenizer. */
-export function promptTokenBound(size: PromptSize): number {
+export function promptTokenBound(size: PromptSize, imageTokens = IMAGE_TOKEN_BOUND): number {
   return (
     size.messageBytes +
     size.definitionBytes +
     size.messages * MESSAGE_TOKEN_BOUND +
-    size.images * IMAGE_TOKEN_BOUND +
+    size.images * imageTokens +
     (size.hasTools ? TOOLS_TOKEN_BOUND : 0) +
     REQUEST_TOKEN_BOUND
   );

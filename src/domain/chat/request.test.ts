@@ -21,7 +21,6 @@ describe('chat request validation', () => {
       stream: true,
       stream_options: { include_usage: true },
       max_tokens: 50,
-      some_future_field: { x: 1 },
     });
     expect(request).toMatchObject({
       model: 'gpt-4o',
@@ -30,8 +29,63 @@ describe('chat request validation', () => {
       maxTokens: 50,
       imageParts: 0,
       tools: [],
+      choices: 1,
+      predictionBytes: 0,
     });
-    expect(request.body.some_future_field).toEqual({ x: 1 });
+  });
+
+  it('refuses a field it does not know (422 unknown_field), as OpenAI does, instead of passing it on unpriced', () => {
+    for (const field of ['some_future_field', 'thinking', 'reasoning', '__proto__', 'constructor']) {
+      const body = JSON.parse(
+        `{"model":"gpt-4o","messages":[{"role":"user","content":"x"}],"${field}":{"x":1}}`,
+      );
+      expect(failure(body)).toMatchObject({ status: 422, code: 'unknown_field', param: field });
+    }
+  });
+
+  it('reads n (1-128) for the hold, and the bytes of a prediction', () => {
+    const base = { model: 'gpt-4o', messages: [user('x')] };
+    expect(parseChatRequest({ ...base, n: 16 }).choices).toBe(16);
+    expect(parseChatRequest({ ...base, n: null }).choices).toBe(1);
+    for (const n of [0, 129, 2.5, '2'])
+      expect(failure({ ...base, n })).toMatchObject({ status: 422, code: 'invalid_parameter', param: 'n' });
+    expect(
+      parseChatRequest({ ...base, prediction: { type: 'content', content: 'abcé' } }).predictionBytes,
+    ).toBe(Buffer.byteLength('"abcé"'));
+    expect(failure({ ...base, prediction: 'x' })).toMatchObject({ status: 422, param: 'prediction' });
+  });
+
+  it('refuses with 400 the fields the upstream bills beyond the token prices', () => {
+    const base = { model: 'gpt-4o', messages: [user('x')] };
+    const refused: [Record<string, unknown>, string][] = [
+      [{ best_of: 3 }, 'best_of'],
+      [{ web_search_options: {} }, 'web_search_options'],
+      [{ audio: { voice: 'alloy', format: 'wav' } }, 'audio'],
+      [{ modalities: ['text', 'audio'] }, 'modalities'],
+      [{ service_tier: 'priority' }, 'service_tier'],
+      [{ service_tier: 'scale' }, 'service_tier'],
+      [
+        {
+          messages: [user([{ type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } }])],
+        },
+        'messages[0].content[0]',
+      ],
+    ];
+    for (const [fields, param] of refused)
+      expect(failure({ ...base, ...fields })).toMatchObject({
+        status: 400,
+        code: 'unsupported_parameter',
+        param,
+      });
+    // The harmless values of the same fields pass.
+    for (const fields of [
+      { best_of: 1 },
+      { modalities: ['text'] },
+      { service_tier: 'flex' },
+      { service_tier: 'auto' },
+      { audio: null },
+    ])
+      expect(() => parseChatRequest({ ...base, ...fields })).not.toThrow();
   });
 
   it('prefers max_completion_tokens over max_tokens', () => {

@@ -1,10 +1,13 @@
 // Validates a POST /v1/chat/completions body. Missing required fields answer 400, wrong types or
-// out-of-range values 422 (DESIGN.md section 4). Fields the gateway does not read pass through.
+// out-of-range values 422 (docs/chat.md). The body reaches the upstream only if every top-level
+// field is on the allow-list below (chat-fields.ts): an upstream may bill for a field the gateway does
+// not know, so an unknown one is refused (422 unknown_field), never passed on unpriced.
 import { AppError } from '../errors.js';
+import { checkChatFields, MAX_CHOICES } from './chat-fields.js';
 import type { ChatContentPart, ChatFunctionTool, ChatMessage } from './types.js';
 
 export interface ChatRequest {
-  /** The client's body as sent: forwarded upstream with only `model` (and a lowered max) rewritten. */
+  /** The client's body as sent (allow-listed fields only): forwarded upstream with only `model` (and a lowered max) rewritten. */
   body: Record<string, unknown>;
   model: string;
   messages: ChatMessage[];
@@ -16,6 +19,10 @@ export interface ChatRequest {
   imageParts: number;
   tools: ChatFunctionTool[];
   toolChoice: unknown;
+  /** `n`: how many choices the upstream generates, each up to the max tokens (1 when absent). */
+  choices: number;
+  /** UTF-8 bytes of `prediction` (predicted outputs): its rejected tokens are billed as output. */
+  predictionBytes: number;
 }
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
@@ -39,6 +46,7 @@ export function readChatModel(body: Record<string, unknown>): string {
 
 export function parseChatRequest(body: Record<string, unknown>): ChatRequest {
   const model = readChatModel(body);
+  checkChatFields(body);
   if (body.messages === undefined || body.messages === null) throw missing('messages');
   if (!Array.isArray(body.messages) || body.messages.length === 0)
     throw invalid('messages', 'must be a non-empty array');
@@ -58,6 +66,7 @@ export function parseChatRequest(body: Record<string, unknown>): ChatRequest {
   }
   const maxCompletionTokens = optionalTokenCount(body.max_completion_tokens, 'max_completion_tokens');
   const maxTokens = optionalTokenCount(body.max_tokens, 'max_tokens');
+  const choices = optionalInteger(body.n, 'n', 1, MAX_CHOICES) ?? 1;
 
   optionalNumber(body.temperature, 'temperature', 0, 2);
   optionalNumber(body.top_p, 'top_p', 0, 1);
@@ -80,7 +89,24 @@ export function parseChatRequest(body: Record<string, unknown>): ChatRequest {
     imageParts,
     tools: checkTools(body.tools),
     toolChoice: checkToolChoice(body.tool_choice),
+    choices,
+    predictionBytes: predictionBytes(body.prediction),
   };
+}
+
+/** `prediction` is {type: "content", content: string | text parts}; its bytes bound its tokens. */
+function predictionBytes(value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  if (!isObject(value) || value.type !== 'content' || value.content === undefined)
+    throw invalid('prediction', 'must be {"type": "content", "content": ...}');
+  return Buffer.byteLength(JSON.stringify(value.content), 'utf8');
+}
+
+function optionalInteger(value: unknown, param: string, min: number, max: number): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    throw invalid(param, `must be an integer between ${min} and ${max}`);
+  return value;
 }
 
 /** Returns the number of image parts in the message. */
@@ -137,6 +163,12 @@ function checkPart(part: unknown, path: string, role: string): boolean {
     }
     return true;
   }
+  if (typed.type === 'input_audio')
+    throw new AppError(
+      'unsupported_parameter',
+      `${path}: audio input is not supported: the upstream bills audio tokens at audio prices, which this gateway does not price`,
+      path,
+    );
   return false;
 }
 

@@ -1,5 +1,5 @@
 // The OpenAI chat-completions wire shapes the gateway reads. Only the fields the gateway looks at are
-// typed; everything else in a request or an upstream answer passes through untouched.
+// typed; the other allow-listed request fields (chat-fields.ts) and an upstream answer's pass through untouched.
 
 export interface ChatTextPart {
   type: 'text';
@@ -11,7 +11,7 @@ export interface ChatImagePart {
   image_url: { url: string; detail?: string };
 }
 
-/** Other part types (input_audio, file, refusal…) pass through to OpenAI-type upstreams. */
+/** Other part types (file, refusal…) pass through to OpenAI-type upstreams; input_audio is refused (request.ts). */
 export interface ChatOtherPart {
   type: string;
   [field: string]: unknown;

@@ -95,7 +95,7 @@ const chatMessage: JsonSchema = {
 const chatRequest: JsonSchema = {
   type: 'object',
   description:
-    'OpenAI chat-completions body. Fields the gateway does not read pass through to OpenAI-type upstreams.',
+    'OpenAI chat-completions body. Only known fields reach the upstream (the list and what is billed: docs/chat.md); any other answers 422 unknown_field, and fields billed beyond the token prices (best_of, audio output, web_search_options, priority tiers) 400 unsupported_parameter.',
   properties: {
     model: { type: 'string', description: 'A text model id (GET /v1/models)', examples: ['gpt-4o-mini'] },
     messages: { type: 'array', items: chatMessage, minItems: 1 },
@@ -103,6 +103,13 @@ const chatRequest: JsonSchema = {
     stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } } },
     max_tokens: { type: 'integer', minimum: 1 },
     max_completion_tokens: { type: 'integer', minimum: 1 },
+    n: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 128,
+      default: 1,
+      description: 'Choices to generate: the hold and the charge cover every one',
+    },
     temperature: { type: 'number' },
     top_p: { type: 'number' },
     stop: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },

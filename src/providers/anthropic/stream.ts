@@ -8,8 +8,12 @@
 //   ping, unknown events → ignored (Anthropic may add event types)
 //   error                → a usage chunk with what was seen so far, then the mapped error: the
 //                          gateway bills that usage and ends the client's stream with an error chunk.
+//                          Before message_delta, Anthropic has not counted the output yet: the usage
+//                          is marked OUTPUT_UNCOUNTED, so the gateway bills the prompt as reported and
+//                          counts the output text itself (one token per delta would undercount).
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { ChatChunkDelta, ChatCompletionChunk } from '../../domain/chat/types.js';
+import { OUTPUT_UNCOUNTED } from '../../domain/chat/usage.js';
 import { AppError } from '../../domain/errors.js';
 import { anthropicStreamError } from './errors.js';
 import { finishReason } from './response.js';
@@ -58,10 +62,15 @@ export async function* translateStream(
     choices: [],
     usage: toChatUsage(usage),
   });
-  /** What was used up to a break: the prompt as reported, and at least one token per output chunk. */
+  /** True once message_delta reported the (final, cumulative) output tokens. */
+  let outputCounted = false;
+  /** What was used up to a break: the prompt as reported; the output too if Anthropic counted it. */
   const usageSoFar = (): ChatCompletionChunk => {
+    if (outputCounted) return usageChunk();
     usage = { ...usage, output_tokens: Math.max(usage.output_tokens ?? 0, outputChunks) };
-    return usageChunk();
+    const chunk = usageChunk();
+    (chunk.usage as Record<string, unknown>)[OUTPUT_UNCOUNTED] = true;
+    return chunk;
   };
 
   for await (const bytes of body) {
@@ -122,6 +131,7 @@ export async function* translateStream(
         case 'message_delta':
           usage = mergeUsage(usage, event.usage);
           sawUsage ||= event.usage !== undefined;
+          outputCounted ||= typeof event.usage?.output_tokens === 'number';
           if (event.delta && 'stop_reason' in event.delta)
             yield chunk({}, finishReason(event.delta.stop_reason));
           break;

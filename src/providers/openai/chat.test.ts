@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_CUT_STREAM_DRAIN_MS } from '../../services/chat/chat-call.js';
 import { checkLedger } from '../../storage/ledger-check.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../testing/app.js';
-import { balanceOf, expectedChatCost, promptEstimateOf, settledUsage } from '../../testing/chat.js';
+import { balanceOf, countedUsageOf, expectedChatCost, settledUsage } from '../../testing/chat.js';
 import {
   chunk,
   done,
@@ -22,6 +23,8 @@ import {
 
 const UPSTREAM_MODEL = 'gpt-4o-2024-08-06';
 const UPSTREAM_KEY = 'sk-upstream-secret-for-tests';
+/** o200k: "user" + "count forever" (1 + 2 tokens) + 3 per message + 3 for the reply. */
+const promptTokensOfCountForever = 9;
 
 let fake: FakeOpenAi;
 let closedPort: number;
@@ -94,7 +97,7 @@ function completionBody(model: string, content: string, usage: { prompt: number;
 }
 
 describe('OpenAI-type upstream adapter', () => {
-  it('passes the body through with only the model rewritten, and bills the upstream usage exactly', async () => {
+  it('passes the (allow-listed) body through with only the model rewritten, and bills the upstream usage exactly', async () => {
     fake.handle = (_request, res) =>
       json(res, 200, completionBody(UPSTREAM_MODEL, 'Bonjour', { prompt: 13, completion: 56 }));
     const key = await app.newKey({ balanceRub: 100 });
@@ -106,7 +109,6 @@ describe('OpenAI-type upstream adapter', () => {
       temperature: 0.2,
       seed: 7,
       logit_bias: { '50256': -100 },
-      vendor_extension: { nested: [1, 2, 3] },
     };
     const completion = await client(key).chat.completions.create(sent as never);
 
@@ -128,6 +130,56 @@ describe('OpenAI-type upstream adapter', () => {
       output_tokens: 56,
       cost,
     });
+  });
+
+  it('holds and bills every choice of n: 16 choices of 1,000 tokens are charged in full', async () => {
+    // An upstream that honours n: one choice per n, each max_tokens long, usage over all of them.
+    fake.handle = (request, res) => {
+      const n = Number(request.body.n ?? 1);
+      const max = Number(request.body.max_tokens);
+      const body = completionBody(UPSTREAM_MODEL, 'x', { prompt: 20, completion: n * max });
+      body.choices = Array.from({ length: n }, (_, index) => ({ ...body.choices[0], index }));
+      json(res, 200, body);
+    };
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = await balanceOf(app, key.keyId);
+    const completion = await client(key).chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'write sixteen essays' }],
+      n: 16,
+      max_tokens: 1000,
+    });
+    expect(completion.choices).toHaveLength(16);
+    expect(fake.requests[0].body).toMatchObject({ n: 16, max_tokens: 1000 });
+    const cost = await expectedChatCost(app, 'gpt-4o', 20, 16_000);
+    expect(cost).toBe(14_404_500); // 20 × 225 + 16,000 × 900 RUB per 1M tokens
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: before.balance - cost, held: 0 });
+    expect((await settledUsage(app, key.accountId, key.keyId))[0]).toMatchObject({
+      output_tokens: 16_000,
+      cost,
+    });
+  });
+
+  it('refuses an unknown or unpriced field before any upstream call, moving no money', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const base = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
+    for (const [extra, status, code] of [
+      [{ frobnicate: true }, 422, 'unknown_field'],
+      [{ best_of: 4 }, 400, 'unsupported_parameter'],
+      [
+        { modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } },
+        400,
+        'unsupported_parameter',
+      ],
+      [{ service_tier: 'priority' }, 400, 'unsupported_parameter'],
+    ] as const) {
+      const refused = await client(key)
+        .chat.completions.create({ ...base, ...extra } as never)
+        .catch((e: unknown) => e);
+      expect(refused).toMatchObject({ status, code });
+    }
+    expect(fake.requests).toHaveLength(0);
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 100_000_000, held: 0 });
   });
 
   it('never captures more than the hold, even when the upstream reports more usage than the request allowed', async () => {
@@ -241,21 +293,21 @@ describe('OpenAI-type upstream adapter', () => {
     fake.handle = (_request, res) =>
       json(res, 400, {
         error: {
-          message: 'Unrecognized request argument supplied: frobnicate',
+          message: "Unsupported parameter: 'logit_bias' is not supported with this model.",
           type: 'invalid_request_error',
-          param: 'frobnicate',
+          param: 'logit_bias',
         },
       });
     const rejected = await client(key)
       .chat.completions.create({
         model: 'gpt-4o',
         messages: [{ role: 'user', content: 'hi' }],
-        frobnicate: true,
-      } as never)
+        logit_bias: { '1': 5 },
+      })
       .catch((e: unknown) => e);
     expect(rejected).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(rejected).toMatchObject({ status: 400, code: 'upstream_rejected_request', param: 'frobnicate' });
-    expect((rejected as Error).message).toContain('Unrecognized request argument supplied: frobnicate');
+    expect(rejected).toMatchObject({ status: 400, code: 'upstream_rejected_request', param: 'logit_bias' });
+    expect((rejected as Error).message).toContain("Unsupported parameter: 'logit_bias'");
 
     fake.handle = (_request, res) =>
       json(res, 401, { error: { message: `Incorrect API key provided: ${UPSTREAM_KEY.slice(0, 8)}***` } });
@@ -268,7 +320,7 @@ describe('OpenAI-type upstream adapter', () => {
     expect((await balanceOf(app, key.keyId)).balance).toBe(100_000_000);
   });
 
-  it('aborts the upstream request when the client leaves mid-stream, and bills the delivered chunks exactly', async () => {
+  it('reads on for the drain bound after the client leaves mid-stream, then aborts the upstream and bills the text read', async () => {
     fake.handle = async (request, res) => {
       sseHead(res);
       event(res, chunk(UPSTREAM_MODEL, { role: 'assistant', content: '' }));
@@ -278,46 +330,89 @@ describe('OpenAI-type upstream adapter', () => {
     const key = await app.newKey({ balanceRub: 100 });
     const before = await balanceOf(app, key.keyId);
     const body = { model: 'gpt-4o', messages: [{ role: 'user' as const, content: 'count forever' }] };
-    const stream = await client(key).chat.completions.create({ ...body, stream: true });
-    let words = 0;
-    for await (const received of stream) {
-      if (received.choices[0]?.delta.content) words++;
-      if (words === 3) break;
+    app.ctx.chat.cutStreamDrainMs = 200;
+    try {
+      const stream = await client(key).chat.completions.create({ ...body, stream: true });
+      let words = 0;
+      for await (const received of stream) {
+        if (received.choices[0]?.delta.content) words++;
+        if (words === 3) break;
+      }
+      const [row] = await settledUsage(app, key.accountId, key.keyId);
+      const aborted = await Promise.race([
+        fake.requests[0].aborted.then(() => true),
+        new Promise((r) => setTimeout(() => r(false), 3000)),
+      ]);
+      expect(aborted).toBe(true);
+      const counted = await countedUsageOf(UPSTREAM_MODEL, body, ['One two three']);
+      expect(counted).toEqual({ prompt: promptTokensOfCountForever, completion: 3 });
+      const cost = await expectedChatCost(app, 'gpt-4o', counted.prompt, counted.completion);
+      expect(row).toMatchObject({
+        status: 'cancelled',
+        input_tokens: counted.prompt,
+        output_tokens: 3,
+        cost,
+      });
+      expect(await balanceOf(app, key.keyId)).toEqual({ balance: before.balance - cost, held: 0 });
+    } finally {
+      app.ctx.chat.cutStreamDrainMs = DEFAULT_CUT_STREAM_DRAIN_MS;
     }
-    const [row] = await settledUsage(app, key.accountId, key.keyId);
-    const aborted = await Promise.race([
-      fake.requests[0].aborted.then(() => true),
-      new Promise((r) => setTimeout(() => r(false), 3000)),
-    ]);
-    expect(aborted).toBe(true);
-    const estimate = promptEstimateOf(body);
-    const cost = await expectedChatCost(app, 'gpt-4o', estimate, 3);
-    expect(row).toMatchObject({ status: 'cancelled', input_tokens: estimate, output_tokens: 3, cost });
-    expect(await balanceOf(app, key.keyId)).toEqual({ balance: before.balance - cost, held: 0 });
   });
 
-  it('aborts the upstream request when the client leaves before a non-streaming answer, billing nothing', async () => {
+  it('aborts the upstream request past the drain bound when the client leaves before a non-streaming answer, billing nothing', async () => {
     fake.handle = async (request) => {
       await request.aborted; // never answers: only the gateway's abort ends it
     };
     const key = await app.newKey({ balanceRub: 100 });
     const before = await balanceOf(app, key.keyId);
+    app.ctx.chat.cutStreamDrainMs = 100;
+    try {
+      const leaving = new AbortController();
+      const request = client(key).chat.completions.create(
+        { model: 'gpt-4o', messages: [{ role: 'user', content: 'take your time' }] },
+        { signal: leaving.signal },
+      );
+      while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+      leaving.abort();
+      await expect(request).rejects.toThrow();
+      const aborted = await Promise.race([
+        fake.requests[0].aborted.then(() => true),
+        new Promise((r) => setTimeout(() => r(false), 3000)),
+      ]);
+      expect(aborted).toBe(true);
+      const [row] = await settledUsage(app, key.accountId, key.keyId);
+      expect(row).toMatchObject({ status: 'cancelled', output_tokens: 0, cost: 0 });
+      expect(await balanceOf(app, key.keyId)).toEqual(before);
+    } finally {
+      app.ctx.chat.cutStreamDrainMs = DEFAULT_CUT_STREAM_DRAIN_MS;
+    }
+  });
+
+  it('bills a non-streaming answer that arrives after its client left, as the upstream does', async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    fake.handle = async (_request, res) => {
+      await answered;
+      json(res, 200, completionBody(UPSTREAM_MODEL, 'late', { prompt: 12, completion: 700 }));
+    };
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = await balanceOf(app, key.keyId);
     const leaving = new AbortController();
     const request = client(key).chat.completions.create(
-      { model: 'gpt-4o', messages: [{ role: 'user', content: 'take your time' }] },
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'a long essay' }] },
       { signal: leaving.signal },
     );
     while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
     leaving.abort();
     await expect(request).rejects.toThrow();
-    const aborted = await Promise.race([
-      fake.requests[0].aborted.then(() => true),
-      new Promise((r) => setTimeout(() => r(false), 3000)),
-    ]);
-    expect(aborted).toBe(true);
+    await new Promise((r) => setTimeout(r, 50));
+    answer();
     const [row] = await settledUsage(app, key.accountId, key.keyId);
-    expect(row).toMatchObject({ status: 'cancelled', output_tokens: 0, cost: 0 });
-    expect(await balanceOf(app, key.keyId)).toEqual(before);
+    const cost = await expectedChatCost(app, 'gpt-4o', 12, 700);
+    expect(row).toMatchObject({ status: 'cancelled', input_tokens: 12, output_tokens: 700, cost });
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: before.balance - cost, held: 0 });
   });
 
   it('lowers max_completion_tokens upstream to what the balance covers when the client set none', async () => {
@@ -414,10 +509,11 @@ describe('OpenAI-type upstream adapter', () => {
     expect(seen).toEqual(['Partial']);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as Error).message).toContain('upstream overloaded');
-    const cost = await expectedChatCost(app, 'gpt-4.1', promptEstimateOf(body), 1);
+    const counted = await countedUsageOf('gpt-4.1-2025-04-14', body, ['Partial']);
+    const cost = await expectedChatCost(app, 'gpt-4.1', counted.prompt, counted.completion);
     expect((await settledUsage(app, key.accountId, key.keyId))[0]).toMatchObject({
       status: 'failed',
-      output_tokens: 1,
+      output_tokens: counted.completion,
       cost,
     });
   });

@@ -20,8 +20,8 @@ import {
 const SECRET = `whsec_${Buffer.from('openai-media-e2e-secret-0123456789').toString('base64')}`;
 /** sora-2 costs 10 RUB per second: 4 s hold and capture 40 RUB (micro-rubles). */
 const SORA_4S = 40_000_000;
-/** gpt-image-1 costs 6 RUB per shot. */
-const IMAGE = 6_000_000;
+/** gpt-image-1 at low quality, 1024x1536: 1.44 RUB per shot (its billing variant). */
+const IMAGE = 1_440_000;
 
 function providersFile(fakes: Record<string, FakeOpenAiMedia>, routes: Record<string, unknown>) {
   return {
@@ -110,7 +110,7 @@ describe('openai media end to end', () => {
     await e2e.expectLedgerClean();
   });
 
-  it('gpt-image-1 succeeds at submit: our copy of the image, 6 RUB captured', async () => {
+  it('gpt-image-1 succeeds at submit: our copy of the image, its low 1024x1536 price (1.44 RUB) captured', async () => {
     script();
     const { before, task, taskId } = await run({ ...GPT_IMAGE, aspect_ratio: '2:3', quality: 'low' });
     expect(task.status).toBe('completed');

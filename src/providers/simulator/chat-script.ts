@@ -1,7 +1,7 @@
 // What the simulator answers to a chat request: a pure function of the request, so every reply is
 // deterministic and its token count known in advance. A "token" of the simulator is one word of the
-// reply (or one fragment of tool-call arguments), and a stream carries exactly one token per chunk,
-// which makes the billing of a stream cut after K chunks exact.
+// reply (or one fragment of tool-call arguments), and a stream carries exactly one token per chunk.
+// (A stream cut without usage is billed by re-tokenizing its text, as for any upstream.)
 import { createHash } from 'node:crypto';
 import type { ChatContentPart, ChatFunctionTool, ChatMessage } from '../../domain/chat/types.js';
 import { ownEntry } from '../../domain/own-entry.js';

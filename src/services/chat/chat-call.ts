@@ -2,14 +2,21 @@
 // once, together with the usage row (ChatBillingRepository): capture the exact cost, release the rest.
 //   completed  → cost from the upstream usage (else the rules of domain/chat/usage.ts);
 //   failed     → upstream error: nothing billed if nothing was delivered, else what was delivered;
-//   cancelled  → client gone: the upstream request is aborted, and what was delivered is billed.
+//   cancelled  → client gone: a stream with no output yet is aborted and nothing is billed; after
+//                some output (or while a whole answer is awaited), the upstream is read on (nothing
+//                more is sent) for up to cutStreamDrainMs so that its usage, the upstream's own
+//                bill, settles the request. Past that bound, or when the upstream breaks, a
+//                stream's output read so far is counted with the model family's tokenizer
+//                (domain/chat/token-count.ts); a whole answer that never came bills nothing.
 import { chatCost, type TokenPrices } from '../../domain/billing/chat-cost.js';
 import type { ChatRequest } from '../../domain/chat/request.js';
+import { countPromptTokens, countTokens, tokenizerFamily } from '../../domain/chat/token-count.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../../domain/chat/types.js';
 import {
+  collectOutput,
   estimateCompletionTokens,
-  outputTokensInChunk,
   presentChunk,
+  readPromptTokens,
   readUsage,
   type TokenUsage,
 } from '../../domain/chat/usage.js';
@@ -57,7 +64,12 @@ export interface ChatCallInit {
   startedAt: number;
   /** Set when the upstream call is already under way (sent alongside the hold). */
   early?: EarlyUpstream;
+  /** How long a stream is read on after its client left, waiting for the usage. Default 5 s. */
+  cutStreamDrainMs?: number;
 }
+
+/** Reading on after the client left costs at most this long of upstream output, billed as read. */
+export const DEFAULT_CUT_STREAM_DRAIN_MS = 5_000;
 
 export interface Settlement {
   status: UsageStatus;
@@ -68,6 +80,8 @@ export interface Settlement {
 
 export class ChatCall {
   private settled: Promise<Settlement> | null = null;
+  /** Set by drainOnLeave: what to do once the client is found gone. */
+  private clientGone: () => void = () => {};
 
   constructor(
     private readonly deps: {
@@ -96,29 +110,53 @@ export class ChatCall {
   /** A non-streaming completion. The hold is settled before the answer is returned. */
   async complete(client: Cancellation): Promise<ChatCompletion> {
     let completion: ChatCompletion;
-    const early = this.init.early;
-    const unfollow = early ? follow(client, early.cancellation) : undefined;
+    // The client leaving does not stop the upstream at once: it is given cutStreamDrainMs to answer,
+    // so that what it bills is billed (it generates, and bills, whether or not anyone waits).
+    const upstream = this.init.early?.cancellation ?? new Cancellation();
+    const leave = this.drainOnLeave(client, upstream, () => true);
     try {
-      completion = await (early?.completion ??
-        this.init.provider.complete({ body: this.init.upstreamBody, cancellation: client }));
+      completion = await (this.init.early?.completion ??
+        this.init.provider.complete({ body: this.init.upstreamBody, cancellation: upstream }));
     } catch (error) {
       await this.settle(client.aborted ? 'cancelled' : 'failed', null);
       throw error;
     } finally {
-      unfollow?.();
-    }
-    if (client.aborted) {
-      // The client left before the answer could be handed over: nothing was delivered.
-      await this.settle('cancelled', null);
-      throw new AppError('upstream_error', 'The client disconnected before the answer was ready');
+      leave();
     }
     const usage = readUsage(completion.usage) ?? {
       promptTokens: this.init.promptEstimate,
       completionTokens: estimateCompletionTokens(completion),
     };
+    if (client.aborted) {
+      // The answer came after the client left: nothing was delivered, but the upstream billed it.
+      await this.settle('cancelled', usage);
+      throw new AppError('upstream_error', 'The client disconnected before the answer was ready');
+    }
     await this.settle('completed', usage);
     completion.model = this.init.publicModel;
     return completion;
+  }
+
+  /**
+   * When `client` leaves: stops `upstream` at once if `readOn()` says there is nothing to bill yet,
+   * else after cutStreamDrainMs. Returns the function that stops watching.
+   */
+  private drainOnLeave(client: Cancellation, upstream: Cancellation, readOn: () => boolean): () => void {
+    let drain: NodeJS.Timeout | undefined;
+    const stop = () => upstream.cancel(client.reason);
+    const clientGone = () => {
+      if (upstream.aborted || drain) return;
+      if (!readOn()) return stop();
+      drain = setTimeout(stop, this.init.cutStreamDrainMs ?? DEFAULT_CUT_STREAM_DRAIN_MS);
+      drain.unref?.();
+    };
+    if (client.aborted) clientGone();
+    else client.once('abort', clientGone);
+    this.clientGone = clientGone;
+    return () => {
+      clearTimeout(drain);
+      client.removeListener('abort', clientGone);
+    };
   }
 
   /**
@@ -127,17 +165,24 @@ export class ChatCall {
    * has started, failures become an SSE error event and this resolves normally.
    */
   async streamTo(sink: ChatStreamSink, client: Cancellation): Promise<void> {
-    // Cancelled by the client, or by us when we stop early, so the upstream request always ends.
+    // Cancelled when the client leaves before any output, or by us when we stop reading (the drain
+    // bound passed, an error), so the upstream request always ends.
     const upstream = this.init.early?.cancellation ?? new Cancellation();
-    const unfollow = follow(client, upstream);
+    const output: string[][] = [];
+    const leave = this.drainOnLeave(client, upstream, () => output.length > 0);
     try {
-      await this.relay(sink, upstream, client);
+      await this.relay(sink, upstream, client, output);
     } finally {
-      unfollow();
+      leave();
     }
   }
 
-  private async relay(sink: ChatStreamSink, upstream: Cancellation, client: Cancellation): Promise<void> {
+  private async relay(
+    sink: ChatStreamSink,
+    upstream: Cancellation,
+    client: Cancellation,
+    output: string[][],
+  ): Promise<void> {
     let iterator: AsyncIterator<ChatCompletionChunk>;
     let next: IteratorResult<ChatCompletionChunk>;
     try {
@@ -153,24 +198,32 @@ export class ChatCall {
 
     sink.start();
     const includeUsage = this.init.request.includeUsage;
-    let delivered = 0;
     let usage: TokenUsage | null = null;
+    /** The prompt tokens of a partial usage (the output uncounted): better than our own count. */
+    let reportedPrompt: number | null = null;
     let status: Settlement['status'] = 'completed';
     try {
       for (; !next.done; next = await iterator.next()) {
         const chunk = next.value;
-        usage = readUsage(chunk.usage) ?? usage;
-        const tokens = outputTokensInChunk(chunk);
-        const shown = presentChunk(chunk, this.init.publicModel, includeUsage);
-        if (shown && !(await sink.send(JSON.stringify(shown)))) {
-          status = 'cancelled';
-          break;
+        if (chunk.usage) {
+          usage = readUsage(chunk.usage) ?? usage;
+          reportedPrompt = readPromptTokens(chunk.usage) ?? reportedPrompt;
         }
-        delivered += tokens;
+        if (status !== 'cancelled') {
+          const shown = client.aborted ? null : presentChunk(chunk, this.init.publicModel, includeUsage);
+          if (client.aborted || (shown && !(await sink.send(JSON.stringify(shown))))) {
+            status = 'cancelled';
+            // Nothing delivered yet: the upstream stops now and nothing is billed. Otherwise it is
+            // read on, and this chunk with the rest (the upstream bills them all).
+            this.clientGone();
+            if (upstream.aborted) break;
+          }
+        }
+        collectOutput(chunk, output);
       }
       if (status === 'completed' && !(await sink.send('[DONE]'))) status = 'cancelled';
     } catch (error) {
-      if (client.aborted) status = 'cancelled';
+      if (client.aborted || status === 'cancelled') status = 'cancelled';
       else {
         status = 'failed';
         const failure =
@@ -178,20 +231,39 @@ export class ChatCall {
         await sink.send(JSON.stringify(errorBody(failure)));
       }
     } finally {
-      if (status !== 'completed') {
+      if (!next.done) {
         upstream.cancel();
         await iterator.return?.().catch(() => undefined);
       }
     }
     try {
-      // The usage chunk comes after all output, so once it was read every output chunk had been sent.
-      await this.settle(
-        status,
-        usage ??
-          (delivered > 0 ? { promptTokens: this.init.promptEstimate, completionTokens: delivered } : null),
-      );
+      // The usage chunk comes after all output: once it was read, it covers everything generated.
+      await this.settle(status, usage ?? (await this.countedUsage(output, reportedPrompt)));
     } finally {
       sink.end();
+    }
+  }
+
+  /** A stream without the upstream's usage: its prompt and the output read, tokenized; null when none. */
+  private async countedUsage(output: string[][], reportedPrompt: number | null): Promise<TokenUsage | null> {
+    const texts = output.filter((pieces) => pieces && pieces.length > 0).map((pieces) => pieces.join(''));
+    if (texts.length === 0) return null;
+    const family = tokenizerFamily(String(this.init.upstreamBody.model), this.init.publicModel);
+    const { body, messages } = this.init.request;
+    try {
+      const [promptTokens, completionTokens] = await Promise.all([
+        reportedPrompt ??
+          countPromptTokens(family, messages, [body.tools, body.functions, body.response_format]),
+        countTokens(family, texts),
+      ]);
+      return { promptTokens, completionTokens };
+    } catch {
+      // The tokenizer failed to load: the settlement must still happen, so bill the output's
+      // UTF-8 bytes (never fewer than its tokens) and the prompt estimate.
+      return {
+        promptTokens: reportedPrompt ?? this.init.promptEstimate,
+        completionTokens: texts.reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8'), 0),
+      };
     }
   }
 
@@ -281,12 +353,4 @@ function retryInBackground(attempt: () => Promise<boolean>, everyMs: number, tri
   }, everyMs);
   // Must not keep a finished process alive: its lease covers the hold once it is gone.
   timer.unref?.();
-}
-
-/** Cancels `target` when `source` is cancelled, until the returned function is called. */
-function follow(source: Cancellation, target: Cancellation): () => void {
-  const onAbort = () => target.cancel(source.reason);
-  if (source.aborted) onAbort();
-  source.once('abort', onAbort);
-  return () => source.removeListener('abort', onAbort);
 }

@@ -1,10 +1,12 @@
 // The chat billing use case on every engine: hold → settle, each together with the usage row,
 // exact costs, releases, concurrent holds that never overdraw, and the sweep of abandoned holds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { measurePrompt, promptTokenBound } from '../../domain/chat/prompt-size.js';
+import { parseChatRequest } from '../../domain/chat/request.js';
 import { Cancellation } from '../../providers/cancellation.js';
 import { checkLedger } from '../../storage/ledger-check.js';
 import { createTestApp, type TestApp, type TestKey } from '../../testing/app.js';
-import { balanceOf, expectedChatCost, promptEstimateOf } from '../../testing/chat.js';
+import { balanceOf, countedUsageOf, expectedChatCost, promptEstimateOf } from '../../testing/chat.js';
 import { ENGINES } from '../../testing/db.js';
 import type { AuthenticatedKey } from '../auth.js';
 import { ABANDONED_CHAT_HOLD_MS, releaseAbandonedChatHolds } from './abandoned-holds.js';
@@ -89,7 +91,7 @@ describe.each(ENGINES)('chat billing on %s', (engine) => {
     });
   });
 
-  it('bills a stream cut by the client from the prompt estimate and the chunks it accepted', async () => {
+  it('reads a stream on after the client left, and bills the upstream usage once it arrives', async () => {
     const key = await app.newKey({ balanceRub: 50 });
     const body = ask('a long one [sim:tokens=100]', { stream: true });
     const call = await app.ctx.chat.open(await authOf(key), body);
@@ -97,13 +99,70 @@ describe.each(ENGINES)('chat billing on %s', (engine) => {
     await call.streamTo(sink, live());
     expect(sink.started && sink.ended).toBe(true);
     expect(sink.payloads.at(-1)).not.toBe('[DONE]');
-    const cost = await expectedChatCost(app, 'gpt-4o', promptEstimateOf(body), 7);
+    // The simulator reports the estimate as its prompt_tokens and 100 completion tokens.
+    const cost = await expectedChatCost(app, 'gpt-4o', promptEstimateOf(body), 100);
     expect(await call.settlement).toMatchObject({
       status: 'cancelled',
       cost,
-      usage: { completionTokens: 7 },
+      usage: { completionTokens: 100 },
     });
     expect(await balanceOf(app, key.keyId)).toEqual({ balance: 50_000_000 - cost, held: 0 });
+  });
+
+  it('past the drain bound, stops the upstream and bills the output read, tokenized', async () => {
+    const key = await app.newKey({ balanceRub: 50 });
+    const body = ask('a long one [sim:tokens=400,pace=5]', { stream: true });
+    const drain = app.ctx.chat.cutStreamDrainMs;
+    app.ctx.chat.cutStreamDrainMs = 30;
+    const call = await app.ctx.chat.open(await authOf(key), body);
+    app.ctx.chat.cutStreamDrainMs = drain;
+    const read: string[] = [];
+    const sink = sinkReading(7);
+    const send = sink.send;
+    sink.send = async (data) => {
+      const content = data === '[DONE]' ? undefined : JSON.parse(data).choices?.[0]?.delta?.content;
+      if (content) read.push(content);
+      return send(data);
+    };
+    await call.streamTo(sink, live());
+    const settlement = (await call.settlement)!;
+    expect(settlement.status).toBe('cancelled');
+    // Read on for ~30 ms at 5 ms a chunk: more than the 7 delivered, far fewer than 400.
+    expect(settlement.usage!.completionTokens).toBeGreaterThan(7);
+    expect(settlement.usage!.completionTokens).toBeLessThan(100);
+    expect(settlement.usage!.promptTokens).toBe((await countedUsageOf('gpt-4o', body, [])).prompt);
+    expect(settlement.cost).toBe(
+      await expectedChatCost(
+        app,
+        'gpt-4o',
+        settlement.usage!.promptTokens,
+        settlement.usage!.completionTokens,
+      ),
+    );
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 50_000_000 - settlement.cost, held: 0 });
+  });
+
+  it("holds gpt-4o-mini's inflated image tokens, and n choices of the max tokens", async () => {
+    const key = await app.newKey({ balanceRub: 50 });
+    const body = {
+      model: 'gpt-4o-mini',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is it' },
+            { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+          ],
+        },
+      ],
+      max_tokens: 100,
+      n: 3,
+    };
+    const call = await app.ctx.chat.open(await authOf(key), body);
+    const bound = promptTokenBound(measurePrompt(parseChatRequest(body)), 48_169);
+    expect(call.init.hold).toBe(await expectedChatCost(app, 'gpt-4o-mini', bound, 300));
+    await call.complete(live());
+    expect(await balanceOf(app, key.keyId)).toMatchObject({ held: 0 });
   });
 
   it('bills nothing for a stream the client left before any output', async () => {

@@ -14,7 +14,12 @@ import {
 } from '../../domain/billing/chat-cost.js';
 import { isInternalModelId } from '../../domain/catalog/model.js';
 import { maxCompletionTokensOf } from '../../domain/chat/output-limits.js';
-import { estimatePromptTokens, measurePrompt, promptTokenBound } from '../../domain/chat/prompt-size.js';
+import {
+  estimatePromptTokens,
+  imageTokenBoundOf,
+  measurePrompt,
+  promptTokenBound,
+} from '../../domain/chat/prompt-size.js';
 import { type ChatRequest, parseChatRequest, readChatModel } from '../../domain/chat/request.js';
 import { AppError } from '../../domain/errors.js';
 import { uuidV7 } from '../../domain/ids.js';
@@ -31,7 +36,7 @@ import type { Clock } from '../clock.js';
 import { capReached } from '../hold-refusal.js';
 import type { Metrics } from '../metrics.js';
 import { BalanceHints } from './balance-hints.js';
-import { ChatCall, type EarlyUpstream } from './chat-call.js';
+import { ChatCall, DEFAULT_CUT_STREAM_DRAIN_MS, type EarlyUpstream } from './chat-call.js';
 import { ChatHoldLease } from './hold-lease.js';
 
 /** Smaller holds tried when the balance keeps moving under a request; then 402. */
@@ -46,6 +51,8 @@ export interface ChatServiceDeps {
   holdLeaseMs?: number;
   onLeaseError?: (message: string, error: unknown) => void;
   metrics?: Metrics;
+  /** How long a stream is read on after its client left, for the upstream's usage (chat-call.ts). */
+  cutStreamDrainMs?: number;
 }
 
 /** Without a configured LEASE_MS (config.ts's default). */
@@ -57,8 +64,11 @@ export class ChatService {
   private readonly hints = new BalanceHints();
   /** Requests from their hold to their settlement. */
   private requestsInFlight = 0;
+  /** How long a stream is read on after its client left (tests shorten it). */
+  cutStreamDrainMs: number;
 
   constructor(private readonly deps: ChatServiceDeps) {
+    this.cutStreamDrainMs = deps.cutStreamDrainMs ?? DEFAULT_CUT_STREAM_DRAIN_MS;
     this.holdLease = new ChatHoldLease(deps, {
       leaseMs: deps.holdLeaseMs ?? DEFAULT_HOLD_LEASE_MS,
       onError: deps.onLeaseError,
@@ -91,7 +101,7 @@ export class ChatService {
     const route = this.deps.registry.resolve(model);
 
     const size = measurePrompt(request);
-    const bound = promptTokenBound(size);
+    const bound = promptTokenBound(size, imageTokenBoundOf(model.id));
     const prices: TokenPrices = {
       inputPerMillion: model.priceMicro,
       outputPerMillion: model.priceOutputMicro,
@@ -102,6 +112,9 @@ export class ChatService {
       promptTokenBound: bound,
       requestedMaxTokens: request.maxTokens,
       modelMaxCompletionTokens: maxCompletionTokensOf(model.id),
+      // Every choice of `n` is generated and billed; a prediction's rejected tokens are billed as output.
+      choices: request.choices,
+      extraCompletionTokens: request.predictionBytes,
       prices,
     };
     // Written once per process (the first request); afterwards a flag check, no round trip.
@@ -157,6 +170,7 @@ export class ChatService {
         promptEstimate: estimatePromptTokens(size),
         startedAt,
         early,
+        cutStreamDrainMs: this.cutStreamDrainMs,
       },
     );
   }

@@ -155,7 +155,7 @@ export interface paths {
         put?: never;
         /**
          * Chat completion (OpenAI-compatible), streaming with stream: true
-         * @description Billed per token: a hold before the upstream call, the exact cost of the reported usage captured after it. Fields the gateway does not read pass through to OpenAI-type upstreams.
+         * @description Billed per token: a hold before the upstream call, the exact cost of the reported usage captured after it. Only known fields reach the upstream: another answers 422 unknown_field (docs/chat.md).
          */
         post: operations["createChatCompletion"];
         delete?: never;
@@ -1098,7 +1098,7 @@ export interface components {
         };
         /**
          * GPT Image 1 (gpt-image-1)
-         * @description Parameters of GPT Image 1, a image model. 6 RUB per shot.
+         * @description Parameters of GPT Image 1, a image model. 3.78 RUB per shot.
          */
         GptImage1Params: {
             /**
@@ -1115,7 +1115,10 @@ export interface components {
             seed?: number;
             /** Format: uri */
             webhook_url?: string;
-            /** @enum {string} */
+            /**
+             * @default medium
+             * @enum {string}
+             */
             quality?: "low" | "medium" | "high";
         };
         /**
@@ -1852,6 +1855,11 @@ export interface operations {
                     };
                     max_tokens?: number;
                     max_completion_tokens?: number;
+                    /**
+                     * @description Choices to generate: the hold and the charge cover every one
+                     * @default 1
+                     */
+                    n?: number;
                     temperature?: number;
                     top_p?: number;
                     stop?: string | string[];

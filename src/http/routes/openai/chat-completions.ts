@@ -21,7 +21,7 @@ export function registerChatCompletionsRoute(app: FastifyInstance, ctx: AppConte
         summary: 'Chat completion (OpenAI-compatible), streaming with stream: true',
         description:
           'Billed per token: a hold before the upstream call, the exact cost of the reported usage captured after it. ' +
-          'Fields the gateway does not read pass through to OpenAI-type upstreams.',
+          'Only known fields reach the upstream: another answers 422 unknown_field (docs/chat.md).',
       },
     },
     async (request, reply) => {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { checkLedger } from '../../../storage/ledger-check.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../../testing/app.js';
-import { balanceOf, expectedChatCost, promptEstimateOf, settledUsage } from '../../../testing/chat.js';
+import { balanceOf, countedUsageOf, expectedChatCost, settledUsage } from '../../../testing/chat.js';
 import {
   chunk,
   done,
@@ -352,22 +352,32 @@ describe('what reaches the upstream, and what is refused before it', () => {
     const before = (await balanceOf(app, key.keyId)).balance;
     const input = 'go [sim:tokens=10] [sim:fail=stream]';
     const stream = await client(key).responses.create({ model: 'gpt-5', input, stream: true });
-    const types: string[] = [];
+    const deltas: string[] = [];
     const error = await (async () => {
-      for await (const event of stream) types.push(event.type);
+      for await (const event of stream)
+        if (event.type === 'response.output_text.delta') deltas.push(event.delta);
     })().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as Error).message).toMatch(/E-294/);
-    expect(types.filter((type) => type === 'response.output_text.delta')).toHaveLength(5);
-    const cost = await expectedChatCost(
-      app,
+    expect(deltas).toHaveLength(5);
+    // No usage came: the prompt and the delivered text, counted with gpt-5's tokenizer.
+    const counted = await countedUsageOf(
       'gpt-5',
-      promptEstimateOf({ model: 'gpt-5', messages: [{ role: 'user', content: input }] }),
-      5,
+      { model: 'gpt-5', messages: [{ role: 'user', content: input }] },
+      [deltas.join('')],
     );
+    const cost = await expectedChatCost(app, 'gpt-5', counted.prompt, counted.completion);
     const [row] = await settledUsage(app, key.accountId, key.keyId);
-    expect(row).toMatchObject({ status: 'failed', output_tokens: 5, cost });
+    expect(row).toMatchObject({ status: 'failed', output_tokens: counted.completion, cost });
     expect(await balanceOf(app, key.keyId)).toEqual({ balance: before - cost, held: 0 });
+  });
+
+  it('refuses a service tier billed above the catalog price, before any hold', async () => {
+    const key = await app.newKey({ balanceRub: 10 });
+    await expect(
+      client(key).responses.create({ model: 'gpt-4o', input: 'hi', service_tier: 'priority' }),
+    ).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'service_tier' });
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: 10_000_000, held: 0 });
   });
 
   it('applies the key restrictions and model checks of chat, naming input for an image to a text-only model', async () => {
