@@ -39,6 +39,17 @@ export function rateLimitSubject(keyHash: string): string {
   return keyHash.slice(0, 32);
 }
 
+/**
+ * `Authorization: Bearer <key>`, else Anthropic's `x-api-key: <key>` (what Anthropic's SDKs send),
+ * read as the same bearer credential.
+ */
+function credentialsOf(request: FastifyRequest): string | undefined {
+  const { authorization } = request.headers;
+  if (authorization !== undefined) return authorization;
+  const apiKey = request.headers['x-api-key'];
+  return typeof apiKey === 'string' ? `Bearer ${apiKey}` : undefined;
+}
+
 export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('apiKey', null as unknown as AuthenticatedKey);
 
@@ -63,7 +74,7 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
       throw new AppError('maintenance', undefined, null, { headers: { 'Retry-After': '60' } });
     if (access !== 'key') return;
 
-    const key = await deps.auth.authenticate(request.headers.authorization);
+    const key = await deps.auth.authenticate(credentialsOf(request));
     request.apiKey = key;
     if (!ipAllowed(request.ip, key.allowedIpCidrs)) throw new AppError('ip_not_allowed');
 
