@@ -38,7 +38,7 @@ export interface ChatProvider {
 export interface MessagesUpstreamCall {
   endpoint: 'messages' | 'count_tokens';
   /** The JSON body to send, already serialized. */
-  body: string;
+  body: string | Buffer;
   stream: boolean;
   /** The client's anthropic-version and anthropic-beta headers, when it sent them. */
   version?: string;

@@ -14,9 +14,17 @@ export function readMessagesUsage(usage: unknown): MessagesUsage | null {
   const tools = (
     u.server_tool_use && typeof u.server_tool_use === 'object' ? u.server_tool_use : {}
   ) as Record<string, unknown>;
+  // Newer answers split the writes by cache lifetime; the 1-hour ones have their own price.
+  const split = (u.cache_creation && typeof u.cache_creation === 'object' ? u.cache_creation : {}) as Record<
+    string,
+    unknown
+  >;
+  const writes = count(u.cache_creation_input_tokens);
+  const oneHour = Math.min(writes, count(split.ephemeral_1h_input_tokens));
   return {
     inputTokens: count(u.input_tokens),
-    cacheWriteTokens: count(u.cache_creation_input_tokens),
+    cacheWriteTokens: writes - oneHour,
+    cacheWrite1hTokens: oneHour,
     cacheReadTokens: count(u.cache_read_input_tokens),
     outputTokens: count(u.output_tokens),
     webSearches: count(tools.web_search_requests),

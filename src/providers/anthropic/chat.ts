@@ -107,7 +107,7 @@ export class AnthropicChatProvider implements ChatProvider {
   private async post(
     path: string,
     headers: Record<string, string>,
-    body: string,
+    body: string | Buffer,
     cancellation: UpstreamChatCall['cancellation'],
   ): Promise<Dispatcher.ResponseData> {
     let response: Dispatcher.ResponseData;

@@ -10,6 +10,7 @@ import { maxCompletionTokensOf } from '../../domain/chat/output-limits.js';
 import { estimatePromptTokens, measurePrompt } from '../../domain/chat/prompt-size.js';
 import { parseChatRequest } from '../../domain/chat/request.js';
 import { AppError } from '../../domain/errors.js';
+import { replaceTopLevelModel } from '../../domain/messages/raw-body.js';
 import {
   DEFAULT_SERVER_TOOL_USES,
   type MessagesRequest,
@@ -37,11 +38,11 @@ export class MessagesService {
   async open(
     key: AuthenticatedKey,
     body: Record<string, unknown>,
-    rawBytes: number,
+    raw: Buffer,
     headers: AnthropicHeaders,
   ): Promise<MessagesCall> {
     const model = await this.chat.textModel(key, readMessagesModel(body));
-    const request = parseMessagesRequest(body, rawBytes);
+    const request = parseMessagesRequest(body, raw.length);
     if (request.images > 0 && !model.vision)
       throw new AppError('vision_not_supported', `${model.id} does not accept image input`, 'messages');
     const route = this.chat.route(model);
@@ -66,7 +67,7 @@ export class MessagesService {
         const cancellation = new Cancellation();
         const answer = pass({
           endpoint: 'messages',
-          body: upstreamBody(body, route.upstreamModel, loweredMax),
+          body: upstreamBody(body, raw, route.upstreamModel, loweredMax),
           stream: request.stream,
           ...headers,
           cancellation,
@@ -112,12 +113,20 @@ export class MessagesService {
   }
 }
 
-/** The client's body with the upstream model id and, when the balance required it, a lower max_tokens. */
+/**
+ * The client's body with the upstream model id: its own bytes with the model value replaced, or,
+ * when the balance required a lower max_tokens (or the bytes are unusual), the parsed body again.
+ */
 function upstreamBody(
   body: Record<string, unknown>,
+  raw: Buffer,
   upstreamModel: string,
   loweredMax: number | null,
-): string {
+): Buffer | string {
+  if (loweredMax === null) {
+    const spliced = replaceTopLevelModel(raw, upstreamModel);
+    if (spliced) return spliced;
+  }
   const sent: Record<string, unknown> = { ...body, model: upstreamModel };
   if (loweredMax !== null) sent.max_tokens = loweredMax;
   return JSON.stringify(sent);

@@ -142,7 +142,8 @@ export class PassThroughCall implements MessagesCall {
     const billed = usage ?? EMPTY_MESSAGES_USAGE;
     await this.chat.settleHeld(this.held, this.details.provider, {
       status,
-      inputTokens: billed.inputTokens + billed.cacheWriteTokens + billed.cacheReadTokens,
+      inputTokens:
+        billed.inputTokens + billed.cacheWriteTokens + billed.cacheWrite1hTokens + billed.cacheReadTokens,
       outputTokens: billed.outputTokens,
       cost: usage ? messagesCost(usage, this.details.prices) : 0,
     });

@@ -81,6 +81,7 @@ async function claudeCost(usage: Parameters<typeof messagesCost>[0]): Promise<nu
 const usage = (u: Partial<Parameters<typeof messagesCost>[0]>) => ({
   inputTokens: 0,
   cacheWriteTokens: 0,
+  cacheWrite1hTokens: 0,
   cacheReadTokens: 0,
   outputTokens: 0,
   webSearches: 0,
@@ -218,6 +219,8 @@ describe('a Claude model on an Anthropic route: the pass-through', () => {
       content: [{ type: 'text', text: 'One two three' }],
       usage: { input_tokens: 5, output_tokens: 3 },
     });
+    // Spacing and field order as a client wrote them: the upstream gets these very bytes.
+    const sent = `{"max_tokens": 10,\n "model" : "${CLAUDE}", "stream":true, "messages":[{"role":"user","content":"Count \\u00e9"}]}`;
     const res = await fetch(`${baseURL}/v1/messages?beta=true`, {
       method: 'POST',
       headers: {
@@ -225,16 +228,12 @@ describe('a Claude model on an Anthropic route: the pass-through', () => {
         'anthropic-version': '2023-06-01',
         'content-type': 'application/json',
       },
-      body: JSON.stringify({
-        model: CLAUDE,
-        max_tokens: 10,
-        stream: true,
-        messages: [{ role: 'user', content: 'Count' }],
-      }),
+      body: sent,
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const text = await res.text();
+    expect(anthropic.calls[0].raw.toString()).toBe(sent.replace(`"${CLAUDE}"`, `"${CLAUDE_UPSTREAM}"`));
     const events = text.split('\n\n').filter(Boolean);
     expect(events[0]).toMatch(/^event: message_start\ndata: /);
     expect(JSON.parse(events[0].split('data: ')[1]).message.model).toBe(CLAUDE);

@@ -24,15 +24,27 @@ function anthropicHeaders(request: FastifyRequest): AnthropicHeaders {
   return { version: header('anthropic-version'), beta: header('anthropic-beta') };
 }
 
-/** The body's size in bytes: it bounds the prompt's tokens (parseMessagesRequest). */
-function bodyBytes(request: FastifyRequest): number {
-  const declared = Number(request.headers['content-length']);
-  return Number.isSafeInteger(declared) && declared > 0
-    ? declared
-    : Buffer.byteLength(JSON.stringify(request.body ?? null));
+/** The bytes each request's body was parsed from: the pass-through sends them on (raw-body.ts). */
+const rawBodies = new WeakMap<FastifyRequest, Buffer>();
+
+/** The body as received, or (no body) the empty buffer. */
+function rawBodyOf(request: FastifyRequest): Buffer {
+  return rawBodies.get(request) ?? Buffer.alloc(0);
 }
 
 export function registerMessagesRoutes(app: FastifyInstance, ctx: AppContext): void {
+  // A scope of their own: only these routes keep the raw bytes beside the parsed body.
+  app.register(async (scope) => messagesRoutes(scope, ctx));
+}
+
+async function messagesRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  // The app's JSON parser (prototype-poisoning checks included) on the bytes, which are kept.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw: Buffer, done) => {
+    rawBodies.set(request, raw);
+    parseJson(request, raw.toString('utf8'), done);
+  });
   const messages = new MessagesService(ctx.chat);
   const options = {
     config: { access: 'key' as const },
@@ -57,7 +69,7 @@ export function registerMessagesRoutes(app: FastifyInstance, ctx: AppContext): v
       const call = await messages.open(
         request.apiKey,
         bodyObject(request.body),
-        bodyBytes(request),
+        rawBodyOf(request),
         anthropicHeaders(request),
       );
       // The client leaving before the answer is complete cancels the upstream request.
