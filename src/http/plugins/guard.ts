@@ -17,6 +17,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     access?: RouteAccess;
+    /** Anthropic's API: the key may also come as `x-api-key` (what Anthropic's SDKs send). */
+    xApiKey?: boolean;
   }
 }
 
@@ -40,12 +42,12 @@ export function rateLimitSubject(keyHash: string): string {
 }
 
 /**
- * `Authorization: Bearer <key>`, else Anthropic's `x-api-key: <key>` (what Anthropic's SDKs send),
- * read as the same bearer credential.
+ * `Authorization: Bearer <key>`; on the routes of Anthropic's API, else `x-api-key: <key>`, read as
+ * the same bearer credential. (Elsewhere an x-api-key is refused with a hint: see generate-hints.ts.)
  */
-function credentialsOf(request: FastifyRequest): string | undefined {
+function credentialsOf(request: FastifyRequest, xApiKey: boolean): string | undefined {
   const { authorization } = request.headers;
-  if (authorization !== undefined) return authorization;
+  if (authorization !== undefined || !xApiKey) return authorization;
   const apiKey = request.headers['x-api-key'];
   return typeof apiKey === 'string' ? `Bearer ${apiKey}` : undefined;
 }
@@ -74,7 +76,7 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
       throw new AppError('maintenance', undefined, null, { headers: { 'Retry-After': '60' } });
     if (access !== 'key') return;
 
-    const key = await deps.auth.authenticate(credentialsOf(request));
+    const key = await deps.auth.authenticate(credentialsOf(request, route.config?.xApiKey === true));
     request.apiKey = key;
     if (!ipAllowed(request.ip, key.allowedIpCidrs)) throw new AppError('ip_not_allowed');
 

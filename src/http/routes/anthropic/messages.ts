@@ -47,7 +47,7 @@ async function messagesRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   });
   const messages = new MessagesService(ctx.chat);
   const options = {
-    config: { access: 'key' as const },
+    config: { access: 'key' as const, xApiKey: true },
     bodyLimit: Math.max(ctx.config.bodyLimitBytes, MESSAGES_BODY_LIMIT_BYTES),
     errorHandler: anthropicErrorHandler,
   };
