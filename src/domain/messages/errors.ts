@@ -1,7 +1,8 @@
 // The gateway's errors in Anthropic's shape, {"type":"error","error":{"type","message"}}, with the
 // statuses Anthropic uses, so Anthropic's SDKs raise their typed errors. Every refusal of the body
 // is a 400 invalid_request_error (the catalog's 422s included), a body over the limit a 413
-// request_too_large; an overloaded upstream is 529 overloaded_error; maintenance is a 503 api_error.
+// request_too_large; an overloaded upstream is 529 overloaded_error; maintenance is a 503 api_error;
+// every other failure (the gateway's, or an upstream's: 502, 504) a 500 api_error.
 import type { AppError } from '../errors.js';
 
 export interface AnthropicErrorAnswer {
@@ -27,8 +28,8 @@ function typeAndStatus(error: AppError): { type: string; status: number } {
       return { type: 'rate_limit_error', status: 429 };
   }
   if (error.status < 500) return { type: 'invalid_request_error', status: 400 };
-  // 502/504 keep their status: the upstream failed or timed out, not the gateway.
-  return { type: 'api_error', status: error.status === 503 ? 503 : error.status };
+  // Anthropic's set of statuses: an upstream failure or timeout (502/504) is its 500 api_error.
+  return { type: 'api_error', status: 500 };
 }
 
 export function anthropicError(error: AppError): AnthropicErrorAnswer {

@@ -2486,34 +2486,12 @@ export interface operations {
                     "application/json": components["schemas"]["AnthropicError"];
                 };
             };
-            /** @description Bad gateway (Anthropic's error shape) */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Api-Version": components["headers"]["X-Api-Version"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
             /** @description Service unavailable (Anthropic's error shape) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Api-Version": components["headers"]["X-Api-Version"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
-            /** @description Gateway timeout (Anthropic's error shape) */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Api-Version": components["headers"]["X-Api-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2671,34 +2649,12 @@ export interface operations {
                     "application/json": components["schemas"]["AnthropicError"];
                 };
             };
-            /** @description Bad gateway (Anthropic's error shape) */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Api-Version": components["headers"]["X-Api-Version"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
             /** @description Service unavailable (Anthropic's error shape) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Api-Version": components["headers"]["X-Api-Version"];
                     "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AnthropicError"];
-                };
-            };
-            /** @description Gateway timeout (Anthropic's error shape) */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Api-Version": components["headers"]["X-Api-Version"];
                     [name: string]: unknown;
                 };
                 content: {

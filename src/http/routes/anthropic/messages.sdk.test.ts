@@ -403,6 +403,21 @@ describe('a Claude model on an Anthropic route: the pass-through', () => {
   });
 });
 
+describe('models.list', () => {
+  it("lists the text models in Anthropic's shape through the SDK", async () => {
+    const key = await app.newKey({ balanceRub: 1 });
+    const ids: string[] = [];
+    for await (const model of sdk(key).models.list({ limit: 5 })) {
+      expect(model.type).toBe('model');
+      ids.push(model.id);
+    }
+    expect(ids).toContain(CLAUDE);
+    expect(ids).toContain(GPT);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.some((id) => id.startsWith('seedance'))).toBe(false);
+  });
+});
+
 describe('typed errors of the SDK', () => {
   it('401, 403, 404, 400, 402 and 429 in Anthropic shape', async () => {
     const bad = await sdk('sk_live_not_a_real_key_000000000000')
@@ -612,9 +627,12 @@ describe('a GPT model: translated to chat completions', () => {
     const failed = await sdk(key)
       .messages.create({ model: GPT, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
       .catch((e) => e);
-    expect(failed).toBeInstanceOf(Anthropic.APIError);
-    expect(failed.status).toBeGreaterThanOrEqual(500);
-    expect(failed.error.type).toBe('error');
+    expect(failed).toBeInstanceOf(Anthropic.InternalServerError);
+    expect(failed.status).toBe(500);
+    expect(failed.error).toEqual({
+      type: 'error',
+      error: { type: 'api_error', message: expect.any(String) },
+    });
     const rows = await settledUsage(app, key.accountId, key.keyId);
     expect(rows.map((r) => [r.status, r.cost])).toEqual([['failed', 0]]);
     expect(await balanceOf(app, key.keyId)).toEqual(before);
