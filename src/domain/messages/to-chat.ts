@@ -6,7 +6,8 @@
 //   assistant text / tool_use        → content / tool_calls (input → JSON arguments)
 //   thinking, redacted_thinking      → dropped (a chat upstream cannot take them back)
 //   tools (custom) / tool_choice     → function tools / auto, required, a named function, none
-//   stop_sequences, metadata.user_id → stop, user; temperature, top_p as is; max_tokens → max_completion_tokens
+//   stop_sequences → stop; temperature, top_p as is; max_tokens → max_completion_tokens (at most the
+//   model's own limit: Claude Code asks for 32,000, more than some GPT models accept); metadata dropped
 // Blocks or tools a chat upstream cannot take (documents, server tools) are refused with 400.
 import { AppError } from '../errors.js';
 
@@ -140,7 +141,10 @@ function toolChoice(choice: unknown): { tool_choice?: unknown; parallel_tool_cal
 }
 
 /** The chat body for `body` (already checked by parseMessagesRequest). */
-export function messagesToChatBody(body: Record<string, any>): Record<string, unknown> {
+export function messagesToChatBody(
+  body: Record<string, any>,
+  maxCompletionTokens: number,
+): Record<string, unknown> {
   const messages: Record<string, unknown>[] = [];
   const system = systemText(body.system);
   if (system !== null && system !== '') messages.push({ role: 'system', content: system });
@@ -151,7 +155,7 @@ export function messagesToChatBody(body: Record<string, any>): Record<string, un
   const chat: Record<string, unknown> = {
     model: body.model,
     messages,
-    max_completion_tokens: body.max_tokens,
+    max_completion_tokens: Math.min(body.max_tokens, maxCompletionTokens),
   };
   if (body.stream === true) {
     chat.stream = true;
@@ -160,7 +164,6 @@ export function messagesToChatBody(body: Record<string, any>): Record<string, un
   if (typeof body.temperature === 'number') chat.temperature = body.temperature;
   if (typeof body.top_p === 'number') chat.top_p = body.top_p;
   if (Array.isArray(body.stop_sequences) && body.stop_sequences.length > 0) chat.stop = body.stop_sequences;
-  if (isObject(body.metadata) && typeof body.metadata.user_id === 'string') chat.user = body.metadata.user_id;
   if (Array.isArray(body.tools) && body.tools.length > 0) {
     chat.tools = body.tools.map((tool: Record<string, any>, i: number) => {
       if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom')

@@ -19,57 +19,59 @@ const chunk = (
 
 describe('Messages → chat completions', () => {
   it('translates system blocks, images, tool results, tool uses, thinking, tool_choice and the rest', () => {
-    const chat = messagesToChatBody({
-      model: 'gpt-4o',
-      max_tokens: 300,
-      stream: true,
-      system: [
-        { type: 'text', text: 'One.' },
-        { type: 'text', text: 'Two.', cache_control: { type: 'ephemeral' } },
-      ],
-      temperature: 0.2,
-      top_p: 0.9,
-      top_k: 5,
-      stop_sequences: ['END'],
-      metadata: { user_id: 'u1' },
-      thinking: { type: 'enabled', budget_tokens: 100 },
-      tools: [{ name: 'f', description: 'd', input_schema: { type: 'object' } }],
-      tool_choice: { type: 'tool', name: 'f', disable_parallel_tool_use: true },
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
-            { type: 'text', text: 'Look' },
-          ],
-        },
-        {
-          role: 'assistant',
-          content: [
-            { type: 'thinking', thinking: 'hmm', signature: 's' },
-            { type: 'text', text: 'Calling.' },
-            { type: 'tool_use', id: 't1', name: 'f', input: { a: 1 } },
-          ],
-        },
-        {
-          role: 'user',
-          content: [
-            { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'done' }] },
-            { type: 'tool_result', tool_use_id: 't2', content: 'bad', is_error: true },
-            { type: 'text', text: 'Go on' },
-          ],
-        },
-      ],
-    });
+    const chat = messagesToChatBody(
+      {
+        model: 'gpt-4o',
+        max_tokens: 32_000,
+        stream: true,
+        system: [
+          { type: 'text', text: 'One.' },
+          { type: 'text', text: 'Two.', cache_control: { type: 'ephemeral' } },
+        ],
+        temperature: 0.2,
+        top_p: 0.9,
+        top_k: 5,
+        stop_sequences: ['END'],
+        metadata: { user_id: 'u1' },
+        thinking: { type: 'enabled', budget_tokens: 100 },
+        tools: [{ name: 'f', description: 'd', input_schema: { type: 'object' } }],
+        tool_choice: { type: 'tool', name: 'f', disable_parallel_tool_use: true },
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+              { type: 'text', text: 'Look' },
+            ],
+          },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: 'hmm', signature: 's' },
+              { type: 'text', text: 'Calling.' },
+              { type: 'tool_use', id: 't1', name: 'f', input: { a: 1 } },
+            ],
+          },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'done' }] },
+              { type: 'tool_result', tool_use_id: 't2', content: 'bad', is_error: true },
+              { type: 'text', text: 'Go on' },
+            ],
+          },
+        ],
+      },
+      16_384,
+    );
     expect(chat).toEqual({
       model: 'gpt-4o',
-      max_completion_tokens: 300,
+      max_completion_tokens: 16_384,
       stream: true,
       stream_options: { include_usage: true },
       temperature: 0.2,
       top_p: 0.9,
       stop: ['END'],
-      user: 'u1',
       tools: [
         { type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object' } } },
       ],
@@ -99,17 +101,20 @@ describe('Messages → chat completions', () => {
   it('refuses what a chat upstream cannot take', () => {
     const base = { model: 'gpt-4o', max_tokens: 5 };
     expect(() =>
-      messagesToChatBody({
-        ...base,
-        messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }],
-      }),
+      messagesToChatBody(
+        { ...base, messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] },
+        100,
+      ),
     ).toThrow(/document blocks are only supported on Claude models routed to Anthropic/);
     expect(() =>
-      messagesToChatBody({
-        ...base,
-        messages: [{ role: 'user', content: 'x' }],
-        tools: [{ type: 'web_search_20250305', name: 'web_search' }],
-      }),
+      messagesToChatBody(
+        {
+          ...base,
+          messages: [{ role: 'user', content: 'x' }],
+          tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+        },
+        100,
+      ),
     ).toThrow(/web_search_20250305/);
   });
 });

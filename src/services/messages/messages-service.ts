@@ -48,7 +48,7 @@ export class MessagesService {
     const route = this.chat.route(model);
     const provider = route.provider;
     if (!provider.passThroughMessages) {
-      const chatBody = messagesToChatBody(body);
+      const chatBody = messagesToChatBody(body, maxCompletionTokensOf(model.id));
       return new TranslatedCall(await this.chat.open(key, chatBody));
     }
     const pass = provider.passThroughMessages.bind(provider);
@@ -108,7 +108,7 @@ export class MessagesService {
       return { input_tokens: counted.input_tokens };
     }
     const { stream: _stream, ...rest } = request.body;
-    const chat = parseChatRequest(messagesToChatBody({ ...rest, max_tokens: 1 }));
+    const chat = parseChatRequest(messagesToChatBody({ ...rest, max_tokens: 1 }, 1));
     return { input_tokens: estimatePromptTokens(measurePrompt(chat)) };
   }
 }
