@@ -2,7 +2,7 @@
 // scripts/test-clients.sh into .clients/) pointed at a listening gengate with ANTHROPIC_BASE_URL and
 // a gengate key as ANTHROPIC_AUTH_TOKEN, the Claude models routed to the loopback Anthropic fake:
 // a plain answer, and a tool loop in which the fake asks for Read of a file and answers with its
-// content. Every request Claude Code sends goes through POST /v1/messages (and count_tokens), is
+// content; then the same loop with gpt-4o, translated to the loopback OpenAI fake. Every request Claude Code sends goes through POST /v1/messages (and count_tokens), is
 // billed exactly, and the ledger check is clean.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../../src/storage/ledger-check.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../src/testing/app.js';
 import { balanceOf, settledUsage } from '../../src/testing/chat.js';
+import {
+  chunk,
+  done,
+  event,
+  type FakeOpenAi,
+  sseHead,
+  startFakeOpenAi,
+  usageChunk,
+} from '../../src/testing/fake-openai.js';
 import { FakeAnthropic, type FakeScript } from '../../src/testing/fakes/anthropic.js';
 
 const BIN =
@@ -27,6 +36,7 @@ const SMALL_MODEL = 'claude-haiku-4-5';
 const SECRET_LINE = 'The launch code is 7-4-1-9.';
 
 let anthropic: FakeAnthropic;
+let openai: FakeOpenAi;
 let app: TestApp;
 let origin: string;
 let workdir: string;
@@ -83,6 +93,8 @@ function respond(body: Record<string, any>): FakeScript {
 beforeAll(async () => {
   anthropic = await new FakeAnthropic(UPSTREAM_KEY).start();
   anthropic.responder = respond;
+  openai = await startFakeOpenAi();
+  openai.handle = respondAsOpenAi;
   const dir = mkdtempSync(join(tmpdir(), 'gengate-claude-code-'));
   workdir = mkdtempSync(join(tmpdir(), 'gengate-claude-code-work-'));
   writeFileSync(join(workdir, 'notes.txt'), `Meeting notes.\n${SECRET_LINE}\n`);
@@ -95,8 +107,11 @@ beforeAll(async () => {
   writeFileSync(
     providersFile,
     JSON.stringify({
-      providers: { claude: { type: 'anthropic', base_url: anthropic.origin, api_key: UPSTREAM_KEY } },
-      routes,
+      providers: {
+        claude: { type: 'anthropic', base_url: anthropic.origin, api_key: UPSTREAM_KEY },
+        oai: { type: 'openai', base_url: openai.baseUrl, api_key: 'sk-openai-fake' },
+      },
+      routes: { ...routes, 'gpt-4o': { provider: 'oai', model: 'gpt-4o-upstream' } },
     }),
   );
   app = await createTestApp({ config: { providersFile } });
@@ -109,7 +124,49 @@ afterAll(async () => {
     await app.dispose();
   }
   await anthropic?.close();
+  await openai?.close();
 });
+
+/** The same conversation as respond(), from a chat-completions upstream (a GPT model). */
+function respondAsOpenAi(request: { body: Record<string, any> }, res: Parameters<FakeOpenAi['handle']>[1]) {
+  const model = 'gpt-4o-upstream';
+  const messages = request.body.messages as Record<string, any>[];
+  const last = messages.at(-1)!;
+  const hasRead = (request.body.tools ?? []).some(
+    (t: { function?: { name?: string } }) => t.function?.name === 'Read',
+  );
+  sseHead(res);
+  if (last.role === 'tool') {
+    const text = typeof last.content === 'string' ? last.content : JSON.stringify(last.content);
+    const line = text.match(/launch code is [\d-]+/)?.[0] ?? 'nothing found';
+    event(res, chunk(model, { role: 'assistant', content: 'The file says: ' }));
+    event(res, chunk(model, { content: line }));
+    event(res, chunk(model, {}, 'stop'));
+    event(res, usageChunk(model, 2000, 9));
+  } else if (hasRead && JSON.stringify(last).includes('notes.txt')) {
+    event(res, chunk(model, { role: 'assistant', content: null }));
+    event(
+      res,
+      chunk(model, {
+        tool_calls: [
+          {
+            index: 0,
+            id: 'call_read_1',
+            type: 'function',
+            function: { name: 'Read', arguments: JSON.stringify({ file_path: join(workdir, 'notes.txt') }) },
+          },
+        ],
+      }),
+    );
+    event(res, chunk(model, {}, 'tool_calls'));
+    event(res, usageChunk(model, 1800, 15));
+  } else {
+    event(res, chunk(model, { role: 'assistant', content: hasRead ? 'Hello from gpt.' : 'Greeting' }));
+    event(res, chunk(model, {}, 'stop'));
+    event(res, usageChunk(model, 100, 3));
+  }
+  done(res);
+}
 
 interface Run {
   code: number | null;
@@ -117,9 +174,9 @@ interface Run {
   stderr: string;
 }
 
-function claude(key: TestKey, prompt: string, extra: string[] = []): Promise<Run> {
+function claude(key: TestKey, prompt: string, extra: string[] = [], model = MODEL): Promise<Run> {
   const home = mkdtempSync(join(tmpdir(), 'gengate-claude-home-'));
-  const child = spawn(BIN, ['-p', prompt, '--output-format', 'json', '--model', MODEL, ...extra], {
+  const child = spawn(BIN, ['-p', prompt, '--output-format', 'json', '--model', model, ...extra], {
     cwd: workdir,
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -199,5 +256,34 @@ describe('Claude Code through gengate', () => {
     expect(JSON.stringify(withResult!.json.messages.at(-1))).toContain('7-4-1-9');
     const rows = await expectBilled(key, before);
     expect(rows.filter((r) => r.model_id === MODEL).map((r) => r.cost)).toEqual([1_363_500, 1_363_500]);
+  });
+
+  it('a GPT model through the translation: the same tool loop, chat completions upstream', async () => {
+    const key = await app.newKey({ balanceRub: 1000 });
+    const before = (await balanceOf(app, key.keyId)).balance;
+    openai.requests.length = 0;
+    const run = await claude(
+      key,
+      'What does notes.txt say about the launch code?',
+      ['--allowedTools', 'Read'],
+      'gpt-4o',
+    );
+    const result = resultOf(run);
+    expect(result.is_error).toBe(false);
+    expect(result.result).toBe('The file says: launch code is 7-4-1-9');
+    const main = openai.requests.filter((r) => Array.isArray(r.body.tools) && r.body.tools.length > 5);
+    expect(main.length).toBeGreaterThanOrEqual(2);
+    // Claude Code's 32,000 max_tokens, capped at gpt-4o's 16,384; its system blocks in one message.
+    expect(main[0].body).toMatchObject({
+      model: 'gpt-4o-upstream',
+      stream: true,
+      max_completion_tokens: 16_384,
+    });
+    expect((main[0].body.messages as { role: string }[])[0].role).toBe('system');
+    const toolTurn = main.at(-1)!.body.messages as Record<string, any>[];
+    expect(toolTurn.find((m) => m.role === 'tool')).toMatchObject({ tool_call_id: 'call_read_1' });
+    const rows = await expectBilled(key, before);
+    const costs = rows.filter((r) => r.model_id === 'gpt-4o').map((r) => r.cost);
+    expect(costs.length).toBeGreaterThanOrEqual(2);
   });
 });
