@@ -77,7 +77,12 @@ export class MessagesService {
         return { cancellation, answer };
       },
     );
-    return new PassThroughCall(this.chat, held, { stream: request.stream, prices, provider: provider.name });
+    return new PassThroughCall(this.chat, held, {
+      stream: request.stream,
+      prices,
+      provider: provider.name,
+      promptEstimate: request.promptEstimate,
+    });
   }
 
   /**

@@ -34,6 +34,8 @@ export class PassThroughCall implements MessagesCall {
       stream: boolean;
       prices: MessagesPrices;
       provider: string;
+      /** The prompt's estimate (parseMessagesRequest), for an answer that reports no usage. */
+      promptEstimate: number;
     },
   ) {}
 
@@ -71,7 +73,14 @@ export class PassThroughCall implements MessagesCall {
       await this.settle('cancelled', null);
       throw new AppError('upstream_error', 'The client disconnected before the answer was ready');
     }
-    await this.settle('completed', readMessagesUsage(message.usage));
+    // Anthropic always reports usage; an answer without it is billed from the gateway's estimate
+    // (the prompt's, and 4 bytes a token of the content), as chat does.
+    const usage = readMessagesUsage(message.usage) ?? {
+      ...EMPTY_MESSAGES_USAGE,
+      inputTokens: this.details.promptEstimate,
+      outputTokens: Math.ceil(Buffer.byteLength(JSON.stringify(message.content ?? [])) / 4),
+    };
+    await this.settle('completed', usage);
     message.model = this.held.model.id;
     return message;
   }

@@ -38,6 +38,8 @@ export interface FakeTurn {
   content: FakeBlock[];
   stop_reason?: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal' | 'pause_turn';
   usage: FakeUsage;
+  /** Non-streaming only: an answer without its usage object (Anthropic always sends one). */
+  omitUsage?: boolean;
   /** Streams only: after this many content deltas, an `error` event ends the stream. */
   errorAfterDeltas?: number;
   /** The error event's error (default overloaded_error "Overloaded"). */
@@ -204,7 +206,7 @@ function message(id: string, model: string, turn: FakeTurn) {
     content: turn.content,
     stop_reason: stopReason(turn),
     stop_sequence: null,
-    usage: fullUsage(turn.usage),
+    ...(turn.omitUsage ? {} : { usage: fullUsage(turn.usage) }),
   };
 }
 

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { messagesCost, messagesPrices } from '../../../domain/billing/messages-cost.js';
+import { parseMessagesRequest } from '../../../domain/messages/request.js';
 import { checkLedger } from '../../../storage/ledger-check.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../../testing/app.js';
 import { balanceOf, expectedChatCost, settledUsage } from '../../../testing/chat.js';
@@ -249,6 +250,34 @@ describe('a Claude model on an Anthropic route: the pass-through', () => {
       'event: message_stop',
     ]);
     await settledUsage(app, key.accountId, key.keyId);
+  });
+
+  it('an answer without usage is billed from the estimate: the prompt, and 4 bytes a token of the content', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = (await balanceOf(app, key.keyId)).balance;
+    anthropic.script({
+      content: [{ type: 'text', text: 'An answer of some length.' }],
+      usage: { input_tokens: 0, output_tokens: 0 },
+      omitUsage: true,
+    });
+    const sent = JSON.stringify({
+      model: CLAUDE,
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'Hi there' }],
+    });
+    const res = await fetch(`${baseURL}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key.secret, 'content-type': 'application/json' },
+      body: sent,
+    });
+    expect(res.status).toBe(200);
+    const { promptEstimate } = parseMessagesRequest(JSON.parse(sent), Buffer.byteLength(sent));
+    const output = Math.ceil(
+      Buffer.byteLength(JSON.stringify([{ type: 'text', text: 'An answer of some length.' }])) / 4,
+    );
+    const micro = await claudeCost(usage({ inputTokens: promptEstimate, outputTokens: output }));
+    expect(micro).toBeGreaterThan(0);
+    await expectCharged(key, before, [micro], { input_tokens: promptEstimate, output_tokens: output });
   });
 
   it('a tool round trip: tool_use, then the tool_result in the next request; both billed', async () => {
