@@ -1,6 +1,6 @@
-// GET /v1/models in Anthropic's shape (Anthropic's SDK `models.list()`): a page of model objects,
-// newest first as Anthropic lists them, with has_more / first_id / last_id and the limit (1-1000,
-// default 20), after_id and before_id cursors.
+// GET /v1/models in Anthropic's shape (Anthropic's SDK `models.list()`): a page of model objects in
+// catalog order, with has_more / first_id / last_id, the limit (1-1000, default 20) and the
+// after_id and before_id cursors (an unknown cursor reads from the start, or to the end).
 import type { CatalogModel } from '../../domain/catalog/model.js';
 import { AppError } from '../../domain/errors.js';
 
@@ -28,17 +28,14 @@ export function anthropicModelPage(
     end = at < 0 ? models.length : at;
   }
   const window = models.slice(start, end);
+  // before_id alone pages backwards: the `limit` models just before it.
   const page =
     query.before_id !== undefined && query.after_id === undefined
       ? window.slice(-limit)
       : window.slice(0, limit);
-  const hasMore =
-    query.before_id !== undefined && query.after_id === undefined
-      ? window.length > page.length
-      : window.length > page.length;
   return {
     data: page.map(presentAnthropicModel),
-    has_more: hasMore,
+    has_more: window.length > page.length,
     first_id: page[0]?.id ?? null,
     last_id: page.at(-1)?.id ?? null,
   };
