@@ -26,6 +26,11 @@ describe('replaceTopLevelModel', () => {
 
   it('gives up (null) on what it cannot replace safely', () => {
     expect(replaced('{"model":"a","model":"b"}')).toBeNull();
+    // A repeated or escaped top-level key of any name: first-wins and last-wins parsers disagree.
+    expect(replaced('{"model":"a","max_tokens":5,"max_tokens":50000}')).toBeNull();
+    expect(replaced('{"model":"a","stream":false,"\\u0073tream":true}')).toBeNull();
+    // Nested repeats are not ours to judge: only the top level is read for billing.
+    expect(JSON.parse(replaced('{"model":"a","metadata":{"x":1,"x":2}}')!).model).toBe('up-1');
     expect(replaced('{"\\u006dodel":"a"}')).toBeNull();
     expect(replaced('{"model":5}')).toBeNull();
     expect(replaced('{"messages":[{"model":"a"}]}')).toBeNull();

@@ -1,8 +1,9 @@
 // The pass-through's body: the client's bytes with the top-level "model" value replaced, instead of
 // serializing the parsed body again (a Claude Code body is about 90 KB: JSON.stringify of it costs
 // several times what this one pass over its bytes does). Every other byte is sent as received.
-// Returns null when the bytes do not have exactly one top-level "model" key with a plain string
-// value (escaped key, duplicate keys, …): the caller then serializes the parsed body instead.
+// Returns null when the bytes do not have exactly one top-level "model" key with a string value, or
+// repeat or escape any top-level key (an upstream parser might resolve those differently than ours):
+// the caller then serializes the parsed body instead.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -11,7 +12,6 @@ const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const COLON = 0x3a;
-const KEY = Buffer.from('"model"');
 
 const isSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 
@@ -31,24 +31,31 @@ function stringEnd(raw: Buffer, at: number): number {
 export function replaceTopLevelModel(raw: Buffer, upstreamModel: string): Buffer | null {
   let depth = 0;
   let value: { start: number; end: number } | null = null;
+  const keys = new Set<string>();
   for (let i = 0; i < raw.length; i++) {
     const byte = raw[i];
     if (byte === QUOTE) {
       const end = stringEnd(raw, i);
       if (end < 0) return null;
-      if (depth === 1 && end - i === KEY.length && raw.compare(KEY, 0, KEY.length, i, end) === 0) {
-        let j = end;
+      let j = end;
+      if (depth === 1) {
         while (j < raw.length && isSpace(raw[j])) j++;
         if (raw[j] === COLON) {
-          j++;
-          while (j < raw.length && isSpace(raw[j])) j++;
-          // A second top-level "model", or a value that is not a string: leave it to the serializer.
-          if (value || raw[j] !== QUOTE) return null;
-          const valueEnd = stringEnd(raw, j);
-          if (valueEnd < 0) return null;
-          value = { start: j, end: valueEnd };
-          i = valueEnd - 1;
-          continue;
+          // A top-level key. A repeated or escaped one could be read differently upstream (first
+          // or last wins) than here: such a body is serialized from its parsed value instead.
+          const key = raw.toString('latin1', i + 1, end - 1);
+          if (key.includes('\\') || keys.has(key)) return null;
+          keys.add(key);
+          if (key === 'model') {
+            j++;
+            while (j < raw.length && isSpace(raw[j])) j++;
+            if (raw[j] !== QUOTE) return null;
+            const valueEnd = stringEnd(raw, j);
+            if (valueEnd < 0) return null;
+            value = { start: j, end: valueEnd };
+            i = valueEnd - 1;
+            continue;
+          }
         }
       }
       i = end - 1;
