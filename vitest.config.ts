@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.test.ts', 'packages/**/*.test.ts'],
+    // Real client programs (Claude Code) run in `npm run test:clients` (vitest.clients.config.ts).
+    exclude: [...configDefaults.exclude, 'test/clients/**', '.clients/**'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,

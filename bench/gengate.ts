@@ -33,6 +33,8 @@ export interface GengateOptions {
   joining?: GengateInstance;
   upstreamBaseUrl: string;
   chatModel: string;
+  /** A Claude model routed to the fake upstream's Messages API (the Messages scenario). */
+  messagesModel?: string;
   /** What this instance is for, in its name and its profile's file name. */
   purpose: string;
   /** Write a V8 CPU profile of the process into this directory when it exits. */
@@ -73,8 +75,22 @@ export async function startGengate(group: ProcessGroup, options: GengateOptions)
     writeFileSync(
       providersFile,
       JSON.stringify({
-        providers: { fake: { type: 'openai', base_url: options.upstreamBaseUrl, api_key: 'sk-fake' } },
-        routes: { [options.chatModel]: { provider: 'fake', model: options.chatModel } },
+        providers: {
+          fake: { type: 'openai', base_url: options.upstreamBaseUrl, api_key: 'sk-fake' },
+          // The same fake upstream's /v1/messages, as Anthropic: the Messages scenario's Claude model.
+          'fake-anthropic': { type: 'anthropic', base_url: options.upstreamBaseUrl, api_key: 'sk-fake' },
+        },
+        routes: {
+          [options.chatModel]: { provider: 'fake', model: options.chatModel },
+          ...(options.messagesModel
+            ? {
+                [options.messagesModel]: {
+                  provider: 'fake-anthropic',
+                  model: `${options.messagesModel}-upstream`,
+                },
+              }
+            : {}),
+        },
       }),
     );
     // A process that stores results starts with the object store's fan-out directories in place, as
@@ -133,7 +149,7 @@ export async function startGengate(group: ProcessGroup, options: GengateOptions)
     const reported = {
       ...env,
       ADMIN_TOKEN: '(random)',
-      PROVIDERS_FILE: '(temp file routing the chat model to the fake upstream)',
+      PROVIDERS_FILE: '(temp file routing the chat and Messages models to the fake upstream)',
     };
     return {
       name,

@@ -11,6 +11,7 @@ export const SCENARIOS = [
   'throughput',
   'start',
   'pipeline',
+  'messages',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -28,7 +29,8 @@ export const USAGE = `usage: npm run bench -- [--quick] [--pg] [--only=${SCENARI
   --quick    short runs and 1,000 tasks: checks the harness end to end in under 2 minutes
   --pg       after SQLite, run gengate again on PostgreSQL (BENCH_PG_URL) and Redis (BENCH_REDIS_URL)
   --only=…   run only these scenarios (tasks = GET /tasks/{id}, throughput = the task run,
-             start = restart time, pipeline = 2 API + 2 worker processes on PostgreSQL)
+             start = restart time, pipeline = 2 API + 2 worker processes on PostgreSQL,
+             messages = POST /v1/messages with a Claude Code-sized body)
   --strict   exit with status 1 unless every target says PASS
   --profile  run gengate with --cpu-prof and print a self-time summary per gengate process`;
 
@@ -66,6 +68,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     taskTimeoutSec: quick ? 20 : 180,
     readTasks: quick ? 50 : 200,
     chatModel: 'gpt-4o-mini',
+    messagesModel: 'claude-sonnet-4-5',
     taskModel: 'seedream-4',
     // run.ts falls back to autocannon (or, with --strict, stops) when wrk is not installed.
     loadGenerator: 'wrk',

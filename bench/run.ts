@@ -17,6 +17,7 @@ import { chatThroughput } from './scenarios/chat.js';
 import { type BenchEnvironment, log } from './scenarios/context.js';
 import { generateThroughput } from './scenarios/generate.js';
 import { addedLatency } from './scenarios/latency.js';
+import { messagesScenario } from './scenarios/messages.js';
 import { taskPipeline } from './scenarios/pipeline.js';
 import { startTime } from './scenarios/start-time.js';
 import { streaming } from './scenarios/streaming.js';
@@ -72,9 +73,16 @@ async function benchEngine(
       joining,
       upstreamBaseUrl: env.upstreamBaseUrl,
       chatModel: settings.chatModel,
+      messagesModel: settings.messagesModel,
       profileDir,
     });
-  if (only.has('chat') || only.has('latency') || only.has('streaming') || only.has('generate')) {
+  if (
+    only.has('chat') ||
+    only.has('latency') ||
+    only.has('streaming') ||
+    only.has('generate') ||
+    only.has('messages')
+  ) {
     const api = await start('api', 'requests');
     log(`${api.name} at ${api.origin}`);
     try {
@@ -82,6 +90,7 @@ async function benchEngine(
       if (only.has('latency')) await addedLatency(env, api);
       if (only.has('streaming')) await streaming(env, api);
       if (only.has('generate')) await generateThroughput(env, api);
+      if (only.has('messages')) await messagesScenario(env, api);
     } finally {
       await api.stop();
     }

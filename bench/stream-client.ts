@@ -1,4 +1,4 @@
-// A streaming chat client: time to the first SSE data event and data events per second, one
+// A streaming client (chat completions or Anthropic's Messages): time to the first SSE data event and data events per second, one
 // stream at a time per system, systems interleaved round by round like the latency client.
 import { createParser } from 'eventsource-parser';
 import type { Client } from 'undici';
@@ -23,7 +23,8 @@ async function oneStream(client: Client, target: HttpTarget): Promise<StreamSamp
   let sawDone = false;
   const parser = createParser({
     onEvent(event) {
-      if (event.data === '[DONE]') {
+      // OpenAI's streams end with [DONE], Anthropic's with the message_stop event.
+      if (event.data === '[DONE]' || event.event === 'message_stop') {
         sawDone = true;
         return;
       }

@@ -93,6 +93,8 @@ export interface BenchSettings {
   /** Completed tasks the GET /tasks/{id} scenario reads in turn. */
   readTasks: number;
   chatModel: string;
+  /** The Claude model of the Messages scenario, routed to the fake upstream's /v1/messages. */
+  messagesModel: string;
   taskModel: string;
   /** What drives the timed load runs: wrk when installed (autocannon caps itself on 2 cores). */
   loadGenerator: 'wrk' | 'autocannon';

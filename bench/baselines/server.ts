@@ -1,5 +1,6 @@
 // The bare baselines in one Fastify process (each route is measured on its own):
 //   POST /v1/chat/completions  Fastify + undici pass-through to the fake upstream
+//   POST /v1/messages          the same for Anthropic's Messages API (streams piped through)
 //   POST /generate             parse the same JSON as gengate's /generate, answer 202
 //   GET  /tasks/:id            answer a task object
 // Run as a child: `node bin/run-ts.mjs bench/baselines/server.ts <upstream base url>`; prints `ready <port>`.
@@ -7,6 +8,7 @@ import Fastify from 'fastify';
 import { announceReady } from '../ready.js';
 import { registerChatPassthrough } from './chat-passthrough.js';
 import { registerBareGenerate } from './generate.js';
+import { registerMessagesPassthrough } from './messages-passthrough.js';
 import { registerBareTaskGet } from './tasks.js';
 
 const upstreamBaseUrl = process.argv[2];
@@ -15,6 +17,7 @@ if (!upstreamBaseUrl)
 
 const app = Fastify({ logger: false });
 registerChatPassthrough(app, upstreamBaseUrl);
+registerMessagesPassthrough(app, upstreamBaseUrl);
 registerBareGenerate(app);
 registerBareTaskGet(app);
 

@@ -11,6 +11,7 @@ import { registerHttpMetrics } from './plugins/http-metrics.js';
 import { lowLevelErrorOptions, registerLowLevelErrors } from './plugins/low-level-errors.js';
 import { registerRequestContext, requestIdFor, serializeRequest } from './plugins/request-context.js';
 import { registerAdminRoutes } from './routes/admin/admin.js';
+import { registerMessagesRoutes } from './routes/anthropic/messages.js';
 import { registerHookRoutes } from './routes/hooks/hooks.js';
 import { registerGenerateRoute } from './routes/native/generate.js';
 import { registerMeRoutes } from './routes/native/me.js';
@@ -75,6 +76,7 @@ export async function buildHttpApp(
   registerMeRoutes(app, ctx);
   registerChatCompletionsRoute(app, ctx);
   registerResponsesRoute(app, ctx);
+  registerMessagesRoutes(app, ctx);
   await registerImagesRoute(app, ctx);
   await registerVideoRoutes(app, ctx);
   await registerGenerateRoute(app, ctx);

@@ -4,6 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import type { ChatStreamSink } from '../services/chat/chat-call.js';
+import type { MessagesStreamSink } from '../services/messages/messages-call.js';
 
 function drained(res: ServerResponse): Promise<boolean> {
   return new Promise((resolve) => {
@@ -20,6 +21,16 @@ function drained(res: ServerResponse): Promise<boolean> {
 }
 
 export function sseSink(reply: FastifyReply): ChatStreamSink {
+  const raw = rawSseSink(reply);
+  return {
+    start: raw.start,
+    send: (data) => raw.write(`data: ${data}\n\n`),
+    end: raw.end,
+  };
+}
+
+/** The same stream, written as given: for callers that frame their own events (event: lines). */
+export function rawSseSink(reply: FastifyReply): MessagesStreamSink {
   const res = reply.raw;
   const gone = () => res.destroyed || res.writableEnded;
   return {
@@ -38,9 +49,9 @@ export function sseSink(reply: FastifyReply): ChatStreamSink {
         'x-accel-buffering': 'no',
       });
     },
-    async send(data) {
+    async write(text) {
       if (gone()) return false;
-      if (res.write(`data: ${data}\n\n`)) return true;
+      if (res.write(text)) return true;
       return drained(res);
     },
     end() {

@@ -27,4 +27,30 @@ export interface ChatProvider {
   stream(call: UpstreamChatCall): Promise<AsyncIterable<ChatCompletionChunk>>;
   /** Releases connections. */
   close(): Promise<void>;
+  /**
+   * Native Anthropic routes only: POST /v1/messages (or /v1/messages/count_tokens) with the client's
+   * body as given, for the Messages API pass-through. Resolves with the 2xx answer's bytes; a non-2xx
+   * answer rejects with the mapped AppError, like complete() and stream().
+   */
+  passThroughMessages?(call: MessagesUpstreamCall): Promise<MessagesUpstreamAnswer>;
+}
+
+export interface MessagesUpstreamCall {
+  endpoint: 'messages' | 'count_tokens';
+  /** The JSON body to send, already serialized. */
+  body: string | Buffer;
+  stream: boolean;
+  /** The client's anthropic-version and anthropic-beta headers, when it sent them. */
+  version?: string;
+  beta?: string;
+  cancellation: Cancellation;
+}
+
+export interface MessagesUpstreamAnswer {
+  /** The body as it arrives; iterating it to the end (or discard()) frees the connection. */
+  chunks: AsyncIterable<Uint8Array>;
+  /** The whole body (non-streaming answers). */
+  text(): Promise<string>;
+  /** Stops reading: the upstream request is dropped. */
+  discard(): void;
 }

@@ -627,6 +627,19 @@ function migrations(engine: Engine): Record<string, Migration> {
           .execute();
       },
     },
+    '018_model_cache_and_tool_prices': {
+      async up(db: AnyDb) {
+        // The Messages API bills prompt-cache writes and reads at their own prices, and Anthropic's
+        // server tools per use (per 1,000); null keeps the defaults (1.25× / 0.1× input; tool refused).
+        for (const column of [
+          'price_cache_write_micro',
+          'price_cache_read_micro',
+          'price_web_search_micro',
+          'price_web_fetch_micro',
+        ])
+          await db.schema.alterTable('models').addColumn(column, 'bigint').execute();
+      },
+    },
   };
 }
 

@@ -100,6 +100,10 @@ export interface ModelsTable {
   unit: string;
   price_micro: number | null;
   price_output_micro: number | null;
+  price_cache_write_micro: number | null;
+  price_cache_read_micro: number | null;
+  price_web_search_micro: number | null;
+  price_web_fetch_micro: number | null;
   active: number;
   visible: number;
   vision: number;

@@ -15,6 +15,10 @@ export interface CatalogEntryInput {
   unit?: unknown;
   priceRub?: unknown;
   priceOutputRub?: unknown;
+  priceCacheWriteRub?: unknown;
+  priceCacheReadRub?: unknown;
+  priceWebSearchRub?: unknown;
+  priceWebFetchRub?: unknown;
   active?: unknown;
   visible?: unknown;
   vision?: unknown;
@@ -67,6 +71,10 @@ export function parseCatalogEntry(id: string, input: CatalogEntryInput, now: num
     unit,
     priceMicro: price('priceRub', input.priceRub),
     priceOutputMicro: price('priceOutputRub', input.priceOutputRub),
+    priceCacheWriteMicro: price('priceCacheWriteRub', input.priceCacheWriteRub),
+    priceCacheReadMicro: price('priceCacheReadRub', input.priceCacheReadRub),
+    priceWebSearchMicro: price('priceWebSearchRub', input.priceWebSearchRub),
+    priceWebFetchMicro: price('priceWebFetchRub', input.priceWebFetchRub),
     active: flag('active', input.active, true),
     visible: flag('visible', input.visible, true),
     vision: flag('vision', input.vision, false),

@@ -25,6 +25,15 @@ export interface CatalogModel {
   /** null means no price is set: generation answers 422. */
   priceMicro: Micro | null;
   priceOutputMicro: Micro | null;
+  /**
+   * Text models on the Messages API: per 1M tokens written to / read from the prompt cache. Unset
+   * (null or absent): 1.25× and 0.1× the input price (domain/billing/messages-cost.ts).
+   */
+  priceCacheWriteMicro?: Micro | null;
+  priceCacheReadMicro?: Micro | null;
+  /** Per 1,000 uses of Anthropic's server tools; unset: a request offering the tool is refused. */
+  priceWebSearchMicro?: Micro | null;
+  priceWebFetchMicro?: Micro | null;
   active: boolean;
   visible: boolean;
   vision: boolean;

@@ -96,6 +96,22 @@ const catalogEntryProperties = {
   },
   priceRub: { type: ['number', 'null'], description: 'Rubles per unit' },
   priceOutputRub: { type: ['number', 'null'], description: 'Text models: rubles per 1M output tokens' },
+  priceCacheWriteRub: {
+    type: ['number', 'null'],
+    description: 'Claude models: rubles per 1M prompt-cache write tokens (POST /v1/messages)',
+  },
+  priceCacheReadRub: {
+    type: ['number', 'null'],
+    description: 'Claude models: rubles per 1M prompt-cache read tokens (POST /v1/messages)',
+  },
+  priceWebSearchRub: {
+    type: ['number', 'null'],
+    description: 'Claude models: rubles per 1,000 web searches; null = the web_search tool is refused',
+  },
+  priceWebFetchRub: {
+    type: ['number', 'null'],
+    description: 'Claude models: rubles per 1,000 web fetches; null = the web_fetch tool is refused',
+  },
   vision: { type: 'boolean', description: 'Text models: accepts image input' },
 };
 
@@ -195,6 +211,27 @@ const accountProperties = {
 /** The entity schemas, named so that generated clients get one type each. */
 export const sharedSchemas: Record<string, JsonSchema> = {
   Error: errorSchema,
+  AnthropicError: {
+    type: 'object',
+    description:
+      "The error body of the Messages API (/v1/messages): Anthropic's shape, so Anthropic's SDKs raise their typed errors.",
+    required: ['type', 'error'],
+    properties: {
+      type: { type: 'string', enum: ['error'] },
+      error: {
+        type: 'object',
+        required: ['type', 'message'],
+        properties: {
+          type: {
+            type: 'string',
+            description:
+              'invalid_request_error, authentication_error, permission_error, not_found_error, request_too_large, billing_error, rate_limit_error, api_error, overloaded_error',
+          },
+          message: { type: 'string' },
+        },
+      },
+    },
+  },
   Task: {
     ...(taskSchema as unknown as JsonSchema),
     properties: { ...(taskSchema.properties as JsonSchema), result: ref('TaskResult') },

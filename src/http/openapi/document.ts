@@ -13,7 +13,7 @@ import {
   sharedParameters,
   sharedSchemas,
 } from './components.js';
-import { ACCESS_ERRORS, BODY_ERRORS, errorResponses } from './errors.js';
+import { ACCESS_ERRORS, anthropicErrorResponses, BODY_ERRORS, errorResponses } from './errors.js';
 import { catalogComponents } from './model-params.js';
 import { extraSchemas, OPERATIONS, type OperationDoc, type SuccessDoc } from './operations.js';
 
@@ -170,7 +170,9 @@ function completeOperation(
     ...(doc.errors ?? []),
   ];
   for (const [status, response] of Object.entries(
-    errorResponses(codes, answerHeaders('public'), doc.errorExamples),
+    doc.anthropicErrors
+      ? anthropicErrorResponses(codes, answerHeaders('public'))
+      : errorResponses(codes, answerHeaders('public'), doc.errorExamples),
   ))
     responses[status] ??= response;
   out.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));

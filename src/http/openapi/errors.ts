@@ -1,7 +1,8 @@
 // Error answers of the document, built from the one error catalog: each status an operation can
 // answer gets one response whose examples are the catalog codes it can carry, so the statuses and
 // codes in the document are the ones the server really sends.
-import { ERRORS, type ErrorCode } from '../../domain/errors.js';
+import { AppError, ERRORS, type ErrorCode } from '../../domain/errors.js';
+import { anthropicError } from '../../domain/messages/errors.js';
 import type { RouteAccess } from '../plugins/guard.js';
 import type { JsonSchema } from './components.js';
 
@@ -91,6 +92,44 @@ export function errorResponses(
           schema: { $ref: '#/components/schemas/Error' },
           examples: Object.fromEntries(
             codes.map((c) => [c, { summary: ERRORS[c].message, value: errorExample(c, examples[c]) }]),
+          ),
+        },
+      },
+    };
+  }
+  return responses;
+}
+
+/**
+ * The Messages API's error answers: grouped by the status Anthropic's shape gives each code
+ * (domain/messages/errors.ts), with {"type":"error","error":{type,message}} bodies.
+ */
+export function anthropicErrorResponses(
+  codes: Iterable<ErrorCode>,
+  base: Record<string, unknown>,
+): Record<string, JsonSchema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const { status } = anthropicError(new AppError(code));
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, JsonSchema> = {};
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
+    const codes = byStatus.get(status)!;
+    responses[String(status)] = {
+      description: `${STATUS_TEXT[status] ?? (status === 529 ? 'Overloaded' : 'Error')} (Anthropic's error shape)`,
+      headers: {
+        ...base,
+        ...(codes.some((c) => RETRY_AFTER.has(c)) ? { 'Retry-After': headerRef('Retry-After') } : {}),
+      },
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/AnthropicError' },
+          examples: Object.fromEntries(
+            codes.map((c) => [
+              c,
+              { summary: ERRORS[c].message, value: anthropicError(new AppError(c)).body },
+            ]),
           ),
         },
       },

@@ -182,7 +182,9 @@ describe('the OpenAPI document', () => {
         (s) => /^[45]\d\d$/.test(s) && !(key === 'GET /readyz' && s === '503'),
       )) {
         expect(op.responses[status].content['application/json'].schema, `${key} ${status}`).toEqual({
-          $ref: '#/components/schemas/Error',
+          $ref: path.startsWith('/v1/messages')
+            ? '#/components/schemas/AnthropicError'
+            : '#/components/schemas/Error',
         });
       }
       if (
@@ -345,7 +347,9 @@ describe('the document against the server', () => {
       if (scheme === 'none') expect(res.statusCode, key).not.toBe(401);
       else {
         expect(res.statusCode, key).toBe(401);
-        expect(res.json().error.code).toBe('invalid_api_key');
+        // The Messages API answers in Anthropic's shape (its SDKs read error.type).
+        if (path.startsWith('/v1/messages')) expect(res.json().error.type).toBe('authentication_error');
+        else expect(res.json().error.code).toBe('invalid_api_key');
       }
       expect(Object.keys(op.responses), `${key} answered ${res.statusCode}`).toContain(
         String(res.statusCode),

@@ -41,6 +41,8 @@ export interface OperationDoc {
   query?: { name: string; description: string; schema: JsonSchema }[];
   /** Reads Idempotency-Key. */
   idempotent?: boolean;
+  /** Errors in Anthropic's shape and statuses (the Messages API), not the one error shape. */
+  anthropicErrors?: boolean;
 }
 
 const rubles = (description: string): JsonSchema => ({ type: 'number', description });
@@ -250,6 +252,28 @@ const CHAT_ERRORS: ErrorCode[] = [
   'upstream_error',
   'upstream_timeout',
 ];
+
+/** The fields of a Messages request the gateway reads; every other field is passed on as sent. */
+const messagesRequest: JsonSchema = {
+  type: 'object',
+  required: ['model', 'max_tokens', 'messages'],
+  properties: {
+    model: { type: 'string' },
+    max_tokens: { type: 'integer', minimum: 1 },
+    messages: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { role: { type: 'string', enum: ['user', 'assistant'] }, content: {} },
+        required: ['role', 'content'],
+      },
+    },
+    system: {},
+    stream: { type: 'boolean' },
+    tools: { type: 'array', items: { type: 'object' } },
+  },
+  additionalProperties: true,
+};
 
 export const OPERATIONS: Record<string, OperationDoc> = {
   // Catalog
@@ -461,6 +485,59 @@ export const OPERATIONS: Record<string, OperationDoc> = {
             },
           },
           'text/event-stream': { schema: sse('event: response.* / data: {…}') },
+        },
+      },
+    ],
+    errors: CHAT_ERRORS,
+  },
+  'POST /v1/messages': {
+    operationId: 'createMessage',
+    summary: 'Create a message (Anthropic Messages API), streaming with stream: true',
+    anthropicErrors: true,
+    body: {
+      schema: messagesRequest,
+      required: true,
+      examples: {
+        text: {
+          summary: 'A short answer',
+          value: {
+            model: 'claude-sonnet-4-5',
+            max_tokens: 256,
+            messages: [{ role: 'user', content: 'Say hello in one sentence.' }],
+          },
+        },
+      },
+    },
+    success: [
+      {
+        status: 200,
+        description:
+          'The Message, or with stream: true its events (message_start … message_stop) as server-sent events',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: { id: { type: 'string' }, type: { type: 'string', enum: ['message'] } },
+            },
+          },
+          'text/event-stream': { schema: sse('event: message_start / data: {…} … event: message_stop') },
+        },
+      },
+    ],
+    errors: [...CHAT_ERRORS, 'upstream_overloaded'],
+  },
+  'POST /v1/messages/count_tokens': {
+    operationId: 'countMessageTokens',
+    anthropicErrors: true,
+    body: { schema: messagesRequest, required: true },
+    success: [
+      {
+        status: 200,
+        description: 'The input tokens of the request (nothing is charged)',
+        schema: {
+          type: 'object',
+          properties: { input_tokens: { type: 'integer' } },
+          required: ['input_tokens'],
         },
       },
     ],
@@ -750,6 +827,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
             description: 'Rubles per unit; null = no price (generation answers 422)',
           },
           priceOutputRub: { type: ['number', 'null'] },
+          priceCacheWriteRub: { type: ['number', 'null'], description: 'null: 1.25× priceRub' },
+          priceCacheReadRub: { type: ['number', 'null'], description: 'null: 0.1× priceRub' },
+          priceWebSearchRub: { type: ['number', 'null'], description: 'Per 1,000 searches; null: refused' },
+          priceWebFetchRub: { type: ['number', 'null'], description: 'Per 1,000 fetches; null: refused' },
           active: { type: 'boolean', default: true },
           visible: { type: 'boolean', default: true },
           vision: { type: 'boolean', default: false },

@@ -17,6 +17,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     access?: RouteAccess;
+    /** Anthropic's API: the key may also come as `x-api-key` (what Anthropic's SDKs send). */
+    xApiKey?: boolean;
   }
 }
 
@@ -60,6 +62,17 @@ export function rateLimitSubject(keyHash: string): string {
   return keyHash.slice(0, 32);
 }
 
+/**
+ * `Authorization: Bearer <key>`; on the routes of Anthropic's API, else `x-api-key: <key>`, read as
+ * the same bearer credential. (Elsewhere an x-api-key is refused with a hint: see generate-hints.ts.)
+ */
+function credentialsOf(request: FastifyRequest, xApiKey: boolean): string | undefined {
+  const { authorization } = request.headers;
+  if (authorization !== undefined || !xApiKey) return authorization;
+  const apiKey = request.headers['x-api-key'];
+  return typeof apiKey === 'string' ? `Bearer ${apiKey}` : undefined;
+}
+
 export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('apiKey', null as unknown as AuthenticatedKey);
 
@@ -86,7 +99,7 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
       throw new AppError('maintenance', undefined, null, { headers: { 'Retry-After': '60' } });
     if (access !== 'key') return;
 
-    const key = await deps.auth.authenticate(request.headers.authorization);
+    const key = await deps.auth.authenticate(credentialsOf(request, route.config?.xApiKey === true));
     request.apiKey = key;
     if (!ipAllowed(request.ip, key.allowedIpCidrs)) throw new AppError('ip_not_allowed');
 

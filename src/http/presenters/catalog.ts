@@ -1,4 +1,6 @@
 // Catalog rows → public JSON. Prices are rendered in rubles.
+
+import { messagesPrices } from '../../domain/billing/messages-cost.js';
 import { microToRub } from '../../domain/billing/money.js';
 import { exampleRequest } from '../../domain/catalog/example.js';
 import type { CatalogModel } from '../../domain/catalog/model.js';
@@ -15,8 +17,28 @@ export function presentCatalogEntry(model: CatalogModel) {
       ? {
           priceOutputRub: model.priceOutputMicro === null ? null : microToRub(model.priceOutputMicro),
           vision: model.vision,
+          ...messagesPricesInRub(model),
         }
       : {}),
+  };
+}
+
+const rubOrNull = (micro: number | null | undefined) =>
+  micro === null || micro === undefined ? null : microToRub(micro);
+
+/**
+ * Claude models (and any text model with a cache price set): the prompt-cache prices the Messages
+ * API bills (their defaults when the catalog sets none) and the server-tool prices per 1,000 uses.
+ */
+function messagesPricesInRub(model: CatalogModel) {
+  const claude = /^claude/i.test(model.id) || /anthropic/i.test(model.provider);
+  if (!claude && model.priceCacheWriteMicro == null && model.priceCacheReadMicro == null) return {};
+  const prices = model.priceMicro === null ? null : messagesPrices(model, 1_000_000);
+  return {
+    priceCacheWriteRub: rubOrNull(prices?.cacheWritePerMillion),
+    priceCacheReadRub: rubOrNull(prices?.cacheReadPerMillion),
+    priceWebSearchRub: rubOrNull(model.priceWebSearchMicro),
+    priceWebFetchRub: rubOrNull(model.priceWebFetchMicro),
   };
 }
 
@@ -38,6 +60,11 @@ export function presentAdminModel(model: CatalogModel) {
   return {
     ...presentCatalogEntry(model),
     priceOutputRub: model.priceOutputMicro === null ? null : microToRub(model.priceOutputMicro),
+    // As set in the catalog (null: the default applies), unlike the public view's effective prices.
+    priceCacheWriteRub: rubOrNull(model.priceCacheWriteMicro),
+    priceCacheReadRub: rubOrNull(model.priceCacheReadMicro),
+    priceWebSearchRub: rubOrNull(model.priceWebSearchMicro),
+    priceWebFetchRub: rubOrNull(model.priceWebFetchMicro),
     vision: model.vision,
     active: model.active,
     visible: model.visible,

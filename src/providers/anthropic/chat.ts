@@ -4,7 +4,12 @@
 import type { Dispatcher } from 'undici';
 import type { ChatCompletion, ChatCompletionChunk } from '../../domain/chat/types.js';
 import { AppError } from '../../domain/errors.js';
-import type { ChatProvider, UpstreamChatCall } from '../chat-provider.js';
+import type {
+  ChatProvider,
+  MessagesUpstreamAnswer,
+  MessagesUpstreamCall,
+  UpstreamChatCall,
+} from '../chat-provider.js';
 import { readCapped, readJson, upstreamChunks } from '../http/chat-body.js';
 import type { UpstreamPools } from '../openai/pools.js';
 import { upstreamNetworkError } from '../openai/upstream-errors.js';
@@ -66,17 +71,56 @@ export class AnthropicChatProvider implements ChatProvider {
     const request = toMessagesRequest(call.body, {
       maxTokens: this.endpoint.maxTokens ?? defaultMaxTokens(model),
     });
+    return this.post(this.path, { ...this.headers, accept }, JSON.stringify(request), call.cancellation);
+  }
+
+  /**
+   * The Messages API pass-through: the client's body and its anthropic-version / anthropic-beta
+   * (the operator's beta, when set, is added to the client's), the gateway's key.
+   */
+  async passThroughMessages(call: MessagesUpstreamCall): Promise<MessagesUpstreamAnswer> {
+    const headers: Record<string, string> = {
+      ...this.headers,
+      accept: call.stream ? 'text/event-stream' : 'application/json',
+    };
+    if (call.version) headers['anthropic-version'] = call.version;
+    const betas = [call.beta, this.endpoint.beta].filter((beta): beta is string => Boolean(beta));
+    if (betas.length > 0) headers['anthropic-beta'] = betas.join(',');
+    const path = call.endpoint === 'messages' ? this.path : `${this.path}/count_tokens`;
+    const response = await this.post(path, headers, call.body, call.cancellation);
+    const body = response.body;
+    return {
+      chunks: body,
+      text: async () => {
+        try {
+          return await body.text();
+        } catch (error) {
+          throw call.cancellation.aborted ? error : upstreamNetworkError(error);
+        }
+      },
+      discard: () => {
+        if (!body.readableEnded) body.destroy();
+      },
+    };
+  }
+
+  private async post(
+    path: string,
+    headers: Record<string, string>,
+    body: string | Buffer,
+    cancellation: UpstreamChatCall['cancellation'],
+  ): Promise<Dispatcher.ResponseData> {
     let response: Dispatcher.ResponseData;
     try {
       response = await this.pools.get(this.origin).request({
         method: 'POST',
-        path: this.path,
-        headers: { ...this.headers, accept },
-        body: JSON.stringify(request),
-        signal: call.cancellation,
+        path,
+        headers,
+        body,
+        signal: cancellation,
       });
     } catch (error) {
-      throw call.cancellation.aborted ? error : upstreamNetworkError(error);
+      throw cancellation.aborted ? error : upstreamNetworkError(error);
     }
     if (response.statusCode < 200 || response.statusCode >= 300) {
       const text = await readCapped(response.body, MAX_ERROR_BODY).catch(() => '');

@@ -12,7 +12,7 @@ import {
   planChatHold,
   type TokenPrices,
 } from '../../domain/billing/chat-cost.js';
-import { isInternalModelId } from '../../domain/catalog/model.js';
+import { type CatalogModel, isInternalModelId } from '../../domain/catalog/model.js';
 import { maxCompletionTokensOf } from '../../domain/chat/output-limits.js';
 import {
   estimatePromptTokens,
@@ -29,6 +29,7 @@ import { Cancellation } from '../../providers/cancellation.js';
 import type { ChatRegistry, ChatRoute } from '../../providers/chat-registry.js';
 import type { ChatOpening } from '../../storage/repositories/chat-billing.js';
 import type { SpendState } from '../../storage/repositories/keys.js';
+import type { UsageStatus } from '../../storage/repositories/usage.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedKey } from '../auth.js';
 import type { CatalogService } from '../catalog.js';
@@ -36,7 +37,7 @@ import type { Clock } from '../clock.js';
 import { capReached } from '../hold-refusal.js';
 import type { Metrics } from '../metrics.js';
 import { BalanceHints } from './balance-hints.js';
-import { ChatCall, DEFAULT_CUT_STREAM_DRAIN_MS, type EarlyUpstream } from './chat-call.js';
+import { ChatCall, DEFAULT_CUT_STREAM_DRAIN_MS, type EarlyUpstream, settleDurably } from './chat-call.js';
 import { ChatHoldLease } from './hold-lease.js';
 
 /** Smaller holds tried when the balance keeps moving under a request; then 402. */
@@ -53,6 +54,19 @@ export interface ChatServiceDeps {
   metrics?: Metrics;
   /** How long a stream is read on after its client left, for the upstream's usage (chat-call.ts). */
   cutStreamDrainMs?: number;
+}
+
+/** A text model with both token prices set (what textModel() admits). */
+export type PricedTextModel = CatalogModel & { priceMicro: number; priceOutputMicro: number };
+
+/** A request held by ChatService.holdFor(): its usage row id, hold, and the upstream call under way. */
+export interface HeldChatRequest<E> {
+  id: string;
+  key: AuthenticatedKey;
+  model: PricedTextModel;
+  hold: number;
+  startedAt: number;
+  call: E;
 }
 
 /** Without a configured LEASE_MS (config.ts's default). */
@@ -79,21 +93,7 @@ export class ChatService {
   async open(key: AuthenticatedKey, body: Record<string, unknown>): Promise<ChatCall> {
     const startedAt = this.deps.clock.now();
     const modelId = readChatModel(body);
-    const model = isInternalModelId(modelId) ? undefined : await this.deps.catalog.get(modelId);
-    if (!model?.active)
-      throw new AppError('model_not_found', `Model ${modelId} not found or inactive`, 'model');
-    if (model.kind !== 'text') {
-      throw new AppError(
-        'model_not_found',
-        `${modelId} is not a chat model; ${model.kind} models are served by POST /generate`,
-        'model',
-      );
-    }
-    if (!modelAllowed(modelId, key.allowedModels))
-      throw new AppError('model_not_allowed', `This key may not use ${modelId}`, 'model');
-    if (model.priceMicro === null || model.priceOutputMicro === null) {
-      throw new AppError('model_has_no_price', `No price is set for ${modelId}`, 'model');
-    }
+    const model = await this.textModel(key, modelId);
     const request = parseChatRequest(body);
     if (request.imageParts > 0 && !model.vision) {
       throw new AppError('vision_not_supported', `${modelId} does not accept image input`, 'messages');
@@ -173,6 +173,125 @@ export class ChatService {
         cutStreamDrainMs: this.cutStreamDrainMs,
       },
     );
+  }
+
+  /** The checks open() makes of a model, in its order: found and active, text, allowed, priced. */
+  async textModel(key: AuthenticatedKey, modelId: string): Promise<PricedTextModel> {
+    const model = isInternalModelId(modelId) ? undefined : await this.deps.catalog.get(modelId);
+    if (!model?.active)
+      throw new AppError('model_not_found', `Model ${modelId} not found or inactive`, 'model');
+    if (model.kind !== 'text') {
+      throw new AppError(
+        'model_not_found',
+        `${modelId} is not a chat model; ${model.kind} models are served by POST /generate`,
+        'model',
+      );
+    }
+    if (!modelAllowed(modelId, key.allowedModels))
+      throw new AppError('model_not_allowed', `This key may not use ${modelId}`, 'model');
+    if (model.priceMicro === null || model.priceOutputMicro === null) {
+      throw new AppError('model_has_no_price', `No price is set for ${modelId}`, 'model');
+    }
+    return model as PricedTextModel;
+  }
+
+  /** The adapter and upstream id serving a text model. */
+  route(model: CatalogModel): ChatRoute {
+    return this.deps.registry.resolve(model);
+  }
+
+  /**
+   * A hold for a request whose upstream call another use case makes itself (the Messages API
+   * pass-through), with open()'s machinery: the lease, the full hold first and smaller ones after,
+   * and the call sent alongside the hold when this process is idle and the key's balance surely
+   * covers it. `send(null)` sends the request as asked; `send(max)` with the max tokens lowered to
+   * what the balance covers. The returned request must be settled once with settleHeld().
+   */
+  async holdFor<E extends { cancellation: Cancellation }>(
+    key: AuthenticatedKey,
+    model: PricedTextModel,
+    sizing: Omit<ChatHoldInput, 'balance'>,
+    send: (loweredMax: number | null) => E,
+  ): Promise<HeldChatRequest<E>> {
+    const startedAt = this.deps.clock.now();
+    const id = `chat_${uuidV7()}`;
+    if (!this.holdLease.live) await this.holdLease.start();
+    const opening = {
+      id,
+      modelId: model.id,
+      ref: { keyId: key.keyId, accountId: key.accountId, now: startedAt },
+      processId: this.holdLease.processId,
+    };
+    const full = fullChatHold(sizing);
+    let early =
+      this.requestsInFlight === 0 && this.hints.covers(key.keyId, full.amount, startedAt)
+        ? send(null)
+        : undefined;
+    let plan: ChatHoldPlan;
+    this.requestsInFlight++;
+    try {
+      plan = await this.hold(opening, sizing, full);
+    } catch (error) {
+      this.requestsInFlight--;
+      if (early) this.abortEarly({ cancellation: early.cancellation });
+      throw error;
+    }
+    if (early && plan !== full) {
+      this.abortEarly({ cancellation: early.cancellation });
+      early = undefined;
+    }
+    this.deps.metrics?.chatHeld(model.id, plan.amount);
+    return {
+      id,
+      key,
+      model,
+      hold: plan.amount,
+      startedAt,
+      call: early ?? send(plan.lowered ? plan.maxCompletionTokens : null),
+    };
+  }
+
+  /**
+   * Settles a request of holdFor(), once: captures `cost` (never above the hold) with its token
+   * counts, releases the rest, retrying through database failures like a chat settlement.
+   */
+  async settleHeld(
+    held: HeldChatRequest<unknown>,
+    provider: string,
+    outcome: { status: UsageStatus; inputTokens: number; outputTokens: number; cost: number },
+  ): Promise<number> {
+    try {
+      const now = this.deps.clock.now();
+      const cost = Math.min(outcome.cost, held.hold);
+      const settled = await settleDurably(() =>
+        this.deps.storage.chatBilling.settle(
+          { keyId: held.key.keyId, accountId: held.key.accountId, now },
+          held.id,
+          held.hold,
+          {
+            status: outcome.status,
+            inputTokens: outcome.inputTokens,
+            outputTokens: outcome.outputTokens,
+            cost,
+            latencyMs: Math.max(0, now - held.startedAt),
+          },
+        ),
+      );
+      if (settled)
+        this.deps.metrics?.chatSettled({
+          model: held.model.id,
+          provider,
+          status: outcome.status,
+          inputTokens: outcome.inputTokens,
+          outputTokens: outcome.outputTokens,
+          cost,
+          hold: held.hold,
+          durationMs: now - held.startedAt,
+        });
+      return settled ? cost : 0;
+    } finally {
+      this.requestsInFlight--;
+    }
   }
 
   /** Aborts an upstream call sent alongside a hold that did not go through as planned. */

@@ -5,7 +5,10 @@
 // point: turns of one role must alternate (Anthropic would merge them), so a test sees that the
 // adapter merged them. Each request plays the next scripted turn, as a message or as an SSE stream
 // in the recorded event order (message_start, content blocks with ping, message_delta, message_stop),
-// or an HTTP error, or an `error` event after some deltas.
+// or an HTTP error (FAKE_OVERLOADED: Anthropic's 529), or an `error` event after some deltas. Turns
+// may carry thinking blocks (thinking_delta then signature_delta, as Anthropic streams them), prompt
+// cache usage and server_tool_use usage. A responder can answer from the request instead of the
+// queue (Claude Code's own requests), and POST /v1/messages/count_tokens counts 4 bytes a token.
 import { randomUUID } from 'node:crypto';
 import { type FakeReply, type FakeRequest, FakeServer } from './fake-server.js';
 
@@ -13,6 +16,7 @@ export const FAKE_ANTHROPIC_VERSION = '2023-06-01';
 
 export type FakeBlock =
   | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 export interface FakeUsage {
@@ -20,12 +24,22 @@ export interface FakeUsage {
   output_tokens: number;
   cache_creation_input_tokens?: number;
   cache_read_input_tokens?: number;
+  server_tool_use?: { web_search_requests?: number; web_fetch_requests?: number };
 }
+
+/** Anthropic's answer when it is overloaded. */
+export const FAKE_OVERLOADED: FakeHttpError = {
+  status: 529,
+  type: 'overloaded_error',
+  message: 'Overloaded',
+};
 
 export interface FakeTurn {
   content: FakeBlock[];
   stop_reason?: 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal' | 'pause_turn';
   usage: FakeUsage;
+  /** Non-streaming only: an answer without its usage object (Anthropic always sends one). */
+  omitUsage?: boolean;
   /** Streams only: after this many content deltas, an `error` event ends the stream. */
   errorAfterDeltas?: number;
   /** The error event's error (default overloaded_error "Overloaded"). */
@@ -58,15 +72,46 @@ const TOP_LEVEL = new Set([
   'metadata',
   'thinking',
   'service_tier',
+  'context_management',
+  'container',
+  'mcp_servers',
 ]);
-const BLOCK_TYPES = new Set(['text', 'image', 'document', 'tool_use', 'tool_result']);
+const BLOCK_TYPES = new Set([
+  'text',
+  'image',
+  'document',
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'server_tool_use',
+  'web_search_tool_result',
+]);
+
+/** Answers a request from its body instead of the queue; undefined falls back to the queue. */
+export type FakeResponder = (body: Record<string, any>) => FakeScript | undefined;
 
 export class FakeAnthropic {
   readonly server = new FakeServer();
   private readonly scripts: FakeScript[] = [];
+  responder: FakeResponder | undefined;
 
   constructor(readonly apiKey: string) {
+    this.server.on('POST', /\/v1\/messages\/count_tokens/, (request) => this.countTokens(request));
     this.server.on('POST', /\/v1\/messages/, (request) => this.messages(request));
+  }
+
+  /** The /v1/messages/count_tokens requests received. */
+  get countCalls(): FakeRequest[] {
+    return this.server.calls(/\/v1\/messages\/count_tokens$/, 'POST');
+  }
+
+  private countTokens(request: FakeRequest): FakeReply {
+    if (request.headers['x-api-key'] !== this.apiKey)
+      return errorReply({ status: 401, type: 'authentication_error', message: 'invalid x-api-key' });
+    const problem = bodyProblem({ max_tokens: 1, ...request.json });
+    if (problem) return errorReply({ status: 400, type: 'invalid_request_error', message: problem });
+    return { status: 200, json: { input_tokens: Math.ceil(request.raw.length / 4) } };
   }
 
   get origin(): string {
@@ -86,6 +131,7 @@ export class FakeAnthropic {
 
   reset(): void {
     this.scripts.length = 0;
+    this.responder = undefined;
     this.server.requests.length = 0;
   }
 
@@ -102,7 +148,8 @@ export class FakeAnthropic {
     if (request.headers['x-api-key'] !== this.apiKey)
       return errorReply({ status: 401, type: 'authentication_error', message: 'invalid x-api-key' });
     const version = request.headers['anthropic-version'];
-    if (version !== FAKE_ANTHROPIC_VERSION) {
+    // Anthropic's API versions are dates (2023-06-01; Anthropic's SDKs send their own newer one).
+    if (typeof version !== 'string' || !/^20\d\d-\d\d-\d\d$/.test(version) || version < '2023-01-01') {
       return errorReply({
         status: 400,
         type: 'invalid_request_error',
@@ -113,10 +160,11 @@ export class FakeAnthropic {
     }
     const problem = bodyProblem(request.json);
     if (problem) return errorReply({ status: 400, type: 'invalid_request_error', message: problem });
-    const script = this.scripts.shift() ?? {
-      content: [{ type: 'text', text: 'Hello from the fake' }],
-      usage: { input_tokens: 10, output_tokens: 5 },
-    };
+    const script = this.responder?.(request.json) ??
+      this.scripts.shift() ?? {
+        content: [{ type: 'text', text: 'Hello from the fake' }],
+        usage: { input_tokens: 10, output_tokens: 5 },
+      };
     if ('error' in script) return errorReply(script.error);
     const id = `msg_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
     return request.json.stream === true
@@ -158,7 +206,7 @@ function message(id: string, model: string, turn: FakeTurn) {
     content: turn.content,
     stop_reason: stopReason(turn),
     stop_sequence: null,
-    usage: fullUsage(turn.usage),
+    ...(turn.omitUsage ? {} : { usage: fullUsage(turn.usage) }),
   };
 }
 
@@ -168,7 +216,7 @@ const sse = (type: string, data: Record<string, unknown>) =>
 /** The events of a turn as Anthropic streams them. */
 function streamReply(id: string, model: string, turn: FakeTurn): FakeReply {
   const events: string[] = [];
-  const { output_tokens: _output, ...input } = fullUsage(turn.usage);
+  const { output_tokens: _output, server_tool_use: _tools, ...input } = fullUsage(turn.usage);
   events.push(
     sse('message_start', {
       message: {
@@ -193,7 +241,24 @@ function streamReply(id: string, model: string, turn: FakeTurn): FakeReply {
     body: events.join('') + (withError ? error() : ''),
   });
   for (const [index, block] of turn.content.entries()) {
-    if (block.type === 'text') {
+    if (block.type === 'thinking') {
+      events.push(
+        sse('content_block_start', {
+          index,
+          content_block: { type: 'thinking', thinking: '', signature: '' },
+        }),
+      );
+      for (const piece of block.thinking.match(/\S*\s*/g)!.filter(Boolean)) {
+        if (failed()) return finish(true);
+        events.push(
+          sse('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } }),
+        );
+        deltas++;
+      }
+      events.push(
+        sse('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } }),
+      );
+    } else if (block.type === 'text') {
       events.push(sse('content_block_start', { index, content_block: { type: 'text', text: '' } }));
       if (index === 0) events.push(sse('ping', {}));
       for (const piece of block.text.match(/\S*\s*/g)!.filter(Boolean)) {
@@ -225,7 +290,10 @@ function streamReply(id: string, model: string, turn: FakeTurn): FakeReply {
   events.push(
     sse('message_delta', {
       delta: { stop_reason: stopReason(turn), stop_sequence: null },
-      usage: { output_tokens: turn.usage.output_tokens },
+      usage: {
+        output_tokens: turn.usage.output_tokens,
+        ...(turn.usage.server_tool_use ? { server_tool_use: turn.usage.server_tool_use } : {}),
+      },
     }),
   );
   events.push(sse('message_stop', {}));
@@ -293,7 +361,11 @@ function bodyProblem(body: unknown): string | undefined {
   if (body.tools !== undefined) {
     if (!Array.isArray(body.tools)) return 'tools: Input should be a valid list';
     for (const [i, tool] of body.tools.entries())
-      if (!isObject(tool) || typeof tool.name !== 'string' || !isObject(tool.input_schema))
+      if (
+        !isObject(tool) ||
+        typeof tool.name !== 'string' ||
+        ((tool.type === undefined || tool.type === 'custom') && !isObject(tool.input_schema))
+      )
         return `tools.${i}: name and input_schema are required`;
   }
   if (body.tool_choice !== undefined) {

@@ -46,7 +46,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Model list in OpenAI shape */
+        /**
+         * Model list in OpenAI's shape, or Anthropic's when the request carries anthropic-version
+         * @description Anthropic's shape (data[].type = model, display_name, created_at; has_more, first_id, last_id; limit, after_id, before_id) lists the text models, which POST /v1/messages serves.
+         */
         get: operations["listOpenAiModels"];
         put?: never;
         post?: never;
@@ -178,6 +181,46 @@ export interface paths {
          * @description Runs as a chat completion with the same checks and billing. Nothing is stored (store: false): previous_response_id, item_reference and built-in tools are refused.
          */
         post: operations["createResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a message (Anthropic Messages API), streaming with stream: true
+         * @description Authenticated by x-api-key or Authorization: Bearer. Claude models on an Anthropic route are passed through as sent; other text models are translated to chat completions. Billed per token like chat completions, prompt-cache writes and reads at their own prices, server tools per use.
+         */
+        post: operations["createMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/count_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count the input tokens of a Messages request (free)
+         * @description Claude models on an Anthropic route are counted by Anthropic; other models by the gateway’s estimate.
+         */
+        post: operations["countMessageTokens"];
         delete?: never;
         options?: never;
         head?: never;
@@ -692,6 +735,16 @@ export interface components {
                 task_id?: string;
             };
         };
+        /** @description The error body of the Messages API (/v1/messages): Anthropic's shape, so Anthropic's SDKs raise their typed errors. */
+        AnthropicError: {
+            /** @enum {string} */
+            type: "error";
+            error: {
+                /** @description invalid_request_error, authentication_error, permission_error, not_found_error, request_too_large, billing_error, rate_limit_error, api_error, overloaded_error */
+                type: string;
+                message: string;
+            };
+        };
         Task: {
             /** Format: uuid */
             task_id: string;
@@ -822,6 +875,14 @@ export interface components {
             priceRub: number | null;
             /** @description Text models: rubles per 1M output tokens */
             priceOutputRub?: number | null;
+            /** @description Claude models: rubles per 1M prompt-cache write tokens (POST /v1/messages) */
+            priceCacheWriteRub?: number | null;
+            /** @description Claude models: rubles per 1M prompt-cache read tokens (POST /v1/messages) */
+            priceCacheReadRub?: number | null;
+            /** @description Claude models: rubles per 1,000 web searches; null = the web_search tool is refused */
+            priceWebSearchRub?: number | null;
+            /** @description Claude models: rubles per 1,000 web fetches; null = the web_fetch tool is refused */
+            priceWebFetchRub?: number | null;
             /** @description Text models: accepts image input */
             vision?: boolean;
         };
@@ -840,6 +901,14 @@ export interface components {
             priceRub: number | null;
             /** @description Text models: rubles per 1M output tokens */
             priceOutputRub?: number | null;
+            /** @description Claude models: rubles per 1M prompt-cache write tokens (POST /v1/messages) */
+            priceCacheWriteRub?: number | null;
+            /** @description Claude models: rubles per 1M prompt-cache read tokens (POST /v1/messages) */
+            priceCacheReadRub?: number | null;
+            /** @description Claude models: rubles per 1,000 web searches; null = the web_search tool is refused */
+            priceWebSearchRub?: number | null;
+            /** @description Claude models: rubles per 1,000 web fetches; null = the web_fetch tool is refused */
+            priceWebFetchRub?: number | null;
             /** @description Text models: accepts image input */
             vision?: boolean;
             /** @description JSON Schema of `params` for POST /generate (null for text models) */
@@ -868,6 +937,14 @@ export interface components {
             priceRub: number | null;
             /** @description Text models: rubles per 1M output tokens */
             priceOutputRub?: number | null;
+            /** @description Claude models: rubles per 1M prompt-cache write tokens (POST /v1/messages) */
+            priceCacheWriteRub?: number | null;
+            /** @description Claude models: rubles per 1M prompt-cache read tokens (POST /v1/messages) */
+            priceCacheReadRub?: number | null;
+            /** @description Claude models: rubles per 1,000 web searches; null = the web_search tool is refused */
+            priceWebSearchRub?: number | null;
+            /** @description Claude models: rubles per 1,000 web fetches; null = the web_fetch tool is refused */
+            priceWebFetchRub?: number | null;
             /** @description Text models: accepts image input */
             vision?: boolean;
             active: boolean;
@@ -1349,7 +1426,13 @@ export interface operations {
                             object?: string;
                             created?: number;
                             owned_by?: string;
+                            type?: string;
+                            display_name?: string;
+                            created_at?: string;
                         }[];
+                        has_more?: boolean;
+                        first_id?: string | null;
+                        last_id?: string | null;
                     };
                 };
             };
@@ -2267,6 +2350,323 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request ([A-Za-z0-9._:-], at most 128): logged and echoed back */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    model: string;
+                    max_tokens: number;
+                    messages: {
+                        /** @enum {string} */
+                        role: "user" | "assistant";
+                        content: unknown;
+                    }[];
+                    system?: unknown;
+                    stream?: boolean;
+                    tools?: {
+                        [key: string]: unknown;
+                    }[];
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The Message, or with stream: true its events (message_start … message_stop) as server-sent events */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id?: string;
+                        /** @enum {string} */
+                        type?: "message";
+                    };
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad request (Anthropic's error shape) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Unauthorized (Anthropic's error shape) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Insufficient balance (Anthropic's error shape) */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Forbidden (Anthropic's error shape) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Not found (Anthropic's error shape) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Payload too large (Anthropic's error shape) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Too many requests (Anthropic's error shape) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Internal server error (Anthropic's error shape) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Service unavailable (Anthropic's error shape) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Overloaded (Anthropic's error shape) */
+            529: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+        };
+    };
+    countMessageTokens: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request ([A-Za-z0-9._:-], at most 128): logged and echoed back */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    model: string;
+                    max_tokens: number;
+                    messages: {
+                        /** @enum {string} */
+                        role: "user" | "assistant";
+                        content: unknown;
+                    }[];
+                    system?: unknown;
+                    stream?: boolean;
+                    tools?: {
+                        [key: string]: unknown;
+                    }[];
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The input tokens of the request (nothing is charged) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        input_tokens: number;
+                    };
+                };
+            };
+            /** @description Bad request (Anthropic's error shape) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Unauthorized (Anthropic's error shape) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Insufficient balance (Anthropic's error shape) */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Forbidden (Anthropic's error shape) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Not found (Anthropic's error shape) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Payload too large (Anthropic's error shape) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Too many requests (Anthropic's error shape) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Internal server error (Anthropic's error shape) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
+                };
+            };
+            /** @description Service unavailable (Anthropic's error shape) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicError"];
                 };
             };
         };
@@ -4504,6 +4904,14 @@ export interface operations {
                     /** @description Rubles per unit; null = no price (generation answers 422) */
                     priceRub: number | null;
                     priceOutputRub?: number | null;
+                    /** @description null: 1.25× priceRub */
+                    priceCacheWriteRub?: number | null;
+                    /** @description null: 0.1× priceRub */
+                    priceCacheReadRub?: number | null;
+                    /** @description Per 1,000 searches; null: refused */
+                    priceWebSearchRub?: number | null;
+                    /** @description Per 1,000 fetches; null: refused */
+                    priceWebFetchRub?: number | null;
                     /** @default true */
                     active?: boolean;
                     /** @default true */

@@ -1,13 +1,16 @@
 // Unauthenticated reads: the catalog (native and OpenAI shapes) and the health check.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { isPublic } from '../../../domain/catalog/model.js';
 import { AppError } from '../../../domain/errors.js';
+import { sendError, toAppError } from '../../errors.js';
+import { anthropicModelPage } from '../../presenters/anthropic-models.js';
 import {
   presentCatalogEntry,
   presentOpenAiModel,
   presentPublicModelDetail,
 } from '../../presenters/catalog.js';
+import { sendAnthropicError } from '../anthropic/errors.js';
 
 const catalogEntrySchema = {
   type: 'object',
@@ -19,6 +22,10 @@ const catalogEntrySchema = {
     unit: { type: 'string' },
     priceRub: { type: ['number', 'null'] },
     priceOutputRub: { type: ['number', 'null'] },
+    priceCacheWriteRub: { type: ['number', 'null'] },
+    priceCacheReadRub: { type: ['number', 'null'] },
+    priceWebSearchRub: { type: ['number', 'null'] },
+    priceWebFetchRub: { type: ['number', 'null'] },
     vision: { type: 'boolean' },
   },
   required: ['id', 'name', 'provider', 'kind', 'unit', 'priceRub'],
@@ -70,13 +77,16 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext): voi
     },
   );
 
-  app.get(
+  app.get<{ Querystring: { limit?: string; after_id?: string; before_id?: string } }>(
     '/v1/models',
     {
       config: { access: 'public' },
       schema: {
-        tags: ['openai'],
-        summary: 'Model list in OpenAI shape',
+        tags: ['openai', 'anthropic'],
+        summary: "Model list in OpenAI's shape, or Anthropic's when the request carries anthropic-version",
+        description:
+          "Anthropic's shape (data[].type = model, display_name, created_at; has_more, first_id, last_id; " +
+          'limit, after_id, before_id) lists the text models, which POST /v1/messages serves.',
         response: {
           200: {
             type: 'object',
@@ -91,19 +101,45 @@ export function registerPublicRoutes(app: FastifyInstance, ctx: AppContext): voi
                     object: { type: 'string' },
                     created: { type: 'integer' },
                     owned_by: { type: 'string' },
+                    type: { type: 'string' },
+                    display_name: { type: 'string' },
+                    created_at: { type: 'string' },
                   },
                 },
               },
+              has_more: { type: 'boolean' },
+              first_id: { type: ['string', 'null'] },
+              last_id: { type: ['string', 'null'] },
             },
           },
         },
       },
+      errorHandler: anthropicErrorHandlerWhenAsked,
     },
-    async () => ({ object: 'list', data: (await ctx.catalog.publicModels()).map(presentOpenAiModel) }),
+    async (request) => {
+      const models = await ctx.catalog.publicModels();
+      if (request.headers['anthropic-version'] === undefined)
+        return { object: 'list', data: models.map(presentOpenAiModel) };
+      return anthropicModelPage(
+        models.filter((model) => model.kind === 'text'),
+        request.query,
+      );
+    },
   );
 
   app.get('/healthz', { config: { access: 'system' }, schema: { hide: true } }, async () => {
     await ctx.storage.settings.get('maintenance');
     return { status: 'ok' };
   });
+}
+
+/** Errors of GET /v1/models in Anthropic's shape for Anthropic's clients (anthropic-version set). */
+function anthropicErrorHandlerWhenAsked(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const appError = toAppError(error);
+  if (request.headers['anthropic-version'] !== undefined) return sendAnthropicError(reply, appError);
+  return sendError(reply, appError);
 }

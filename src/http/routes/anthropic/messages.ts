@@ -1,0 +1,106 @@
+// POST /v1/messages and POST /v1/messages/count_tokens: Anthropic's Messages API over the gateway's
+// text models and billing (services/messages/). A query string (Claude Code's ?beta=true) is
+// accepted and ignored; anthropic-version and anthropic-beta are passed on to Anthropic routes.
+// Every error on these routes, the guard's included (401/403/429/503), is in Anthropic's shape.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../context.js';
+import { Cancellation } from '../../../providers/cancellation.js';
+import { type AnthropicHeaders, MessagesService } from '../../../services/messages/messages-service.js';
+import { bodyObject } from '../../body.js';
+import { rawSseSink } from '../../sse.js';
+import { anthropicErrorHandler } from './errors.js';
+
+/**
+ * Anthropic accepts Messages bodies up to 32 MB (images and PDFs travel as base64); Claude Code's
+ * ordinary requests are about 90 KB.
+ */
+export const MESSAGES_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+
+function anthropicHeaders(request: FastifyRequest): AnthropicHeaders {
+  const header = (name: string) => {
+    const value = request.headers[name];
+    return typeof value === 'string' && value.length > 0 ? value : undefined;
+  };
+  return { version: header('anthropic-version'), beta: header('anthropic-beta') };
+}
+
+/** The bytes each request's body was parsed from: the pass-through sends them on (raw-body.ts). */
+const rawBodies = new WeakMap<FastifyRequest, Buffer>();
+
+/** The body as received, or (no body) the empty buffer. */
+function rawBodyOf(request: FastifyRequest): Buffer {
+  return rawBodies.get(request) ?? Buffer.alloc(0);
+}
+
+export function registerMessagesRoutes(app: FastifyInstance, ctx: AppContext): void {
+  // A scope of their own: only these routes keep the raw bytes beside the parsed body.
+  app.register(async (scope) => messagesRoutes(scope, ctx));
+}
+
+async function messagesRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  // The app's JSON parser (prototype-poisoning checks included) on the bytes, which are kept.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw: Buffer, done) => {
+    rawBodies.set(request, raw);
+    parseJson(request, raw.toString('utf8'), done);
+  });
+  const messages = new MessagesService(ctx.chat);
+  const options = {
+    config: { access: 'key' as const, xApiKey: true },
+    bodyLimit: Math.max(ctx.config.bodyLimitBytes, MESSAGES_BODY_LIMIT_BYTES),
+    errorHandler: anthropicErrorHandler,
+  };
+
+  app.post(
+    '/v1/messages',
+    {
+      ...options,
+      schema: {
+        tags: ['anthropic'],
+        summary: 'Create a message (Anthropic Messages API), streaming with stream: true',
+        description:
+          'Authenticated by x-api-key or Authorization: Bearer. Claude models on an Anthropic route are passed ' +
+          'through as sent; other text models are translated to chat completions. Billed per token like chat ' +
+          'completions, prompt-cache writes and reads at their own prices, server tools per use.',
+      },
+    },
+    async (request, reply) => {
+      const call = await messages.open(
+        request.apiKey,
+        bodyObject(request.body),
+        rawBodyOf(request),
+        anthropicHeaders(request),
+      );
+      // The client leaving before the answer is complete cancels the upstream request.
+      const client = new Cancellation();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) client.cancel();
+      });
+      if (!call.stream) return call.complete(client);
+      try {
+        await call.streamTo(rawSseSink(reply), client);
+      } catch (error) {
+        // Before the stream started: the reply is still ours and the error handler answers it.
+        if (!reply.sent) throw error;
+        request.log.error({ err: error }, 'messages stream settlement failed');
+      }
+      return reply;
+    },
+  );
+
+  app.post(
+    '/v1/messages/count_tokens',
+    {
+      ...options,
+      schema: {
+        tags: ['anthropic'],
+        summary: 'Count the input tokens of a Messages request (free)',
+        description:
+          'Claude models on an Anthropic route are counted by Anthropic; other models by the gateway’s estimate.',
+      },
+    },
+    async (request) =>
+      messages.countTokens(request.apiKey, bodyObject(request.body), anthropicHeaders(request)),
+  );
+}
