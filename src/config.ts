@@ -51,6 +51,8 @@ export interface Config {
   /** Telegram Login Widget on the panel's sign-in page: the bot's token and its @username. */
   telegramBotToken: string | undefined;
   telegramBotUsername: string | undefined;
+  /** The Bot API's base URL (low-balance notices go to {telegramApiUrl}/bot<token>/sendMessage). */
+  telegramApiUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -173,6 +175,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     problems.push(
       'TELEGRAM_BOT_USERNAME must be set with TELEGRAM_BOT_TOKEN (the widget names the bot, e.g. my_gengate_bot)',
     );
+  const telegramApiUrl = (env.TELEGRAM_API_URL || 'https://api.telegram.org').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/\s]+/i.test(telegramApiUrl))
+    problems.push(`TELEGRAM_API_URL must be an http(s) URL, got "${telegramApiUrl}"`);
   if (telegramBotUsername && !/^[A-Za-z][A-Za-z0-9_]{4,31}$/.test(telegramBotUsername))
     problems.push(
       `TELEGRAM_BOT_USERNAME must be a bot username like my_gengate_bot, got "${telegramBotUsername}"`,
@@ -222,6 +227,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     production,
     telegramBotToken,
     telegramBotUsername,
+    telegramApiUrl,
     ...overrides,
   };
   if (problems.length > 0) throw new ConfigError(problems);
