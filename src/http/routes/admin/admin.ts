@@ -24,7 +24,6 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
     return reply.code(201).send({
       messaging_id: account.messaging_id,
       coefficient: presentCoefficient(account),
-      low_balance_rub: null,
       webhook_secret: account.webhook_secret,
       keys: [],
     });
