@@ -60,6 +60,8 @@ export interface Config {
   /** Telegram Login Widget on the panel's sign-in page: the bot's token and its @username. */
   telegramBotToken: string | undefined;
   telegramBotUsername: string | undefined;
+  /** The Bot API's base URL (low-balance notices go to {telegramApiUrl}/bot<token>/sendMessage). */
+  telegramApiUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -185,6 +187,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     problems.push(
       'TELEGRAM_BOT_USERNAME must be set with TELEGRAM_BOT_TOKEN (the widget names the bot, e.g. my_gengate_bot)',
     );
+  const telegramApiUrl = (env.TELEGRAM_API_URL || 'https://api.telegram.org').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/\s]+/i.test(telegramApiUrl))
+    problems.push(`TELEGRAM_API_URL must be an http(s) URL, got "${telegramApiUrl}"`);
   if (telegramBotUsername && !/^[A-Za-z][A-Za-z0-9_]{4,31}$/.test(telegramBotUsername))
     problems.push(
       `TELEGRAM_BOT_USERNAME must be a bot username like my_gengate_bot, got "${telegramBotUsername}"`,
@@ -240,6 +245,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     production,
     telegramBotToken,
     telegramBotUsername,
+    telegramApiUrl,
     ...overrides,
   };
   if (config.providerBreakerFailurePercent > 100)

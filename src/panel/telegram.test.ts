@@ -39,6 +39,8 @@ describe('Telegram sign-in', () => {
     expect(res.statusCode).toBe(401);
     expect(res.body).toContain('src="https://telegram.org/js/telegram-widget.js?22"');
     expect(res.body).toContain('data-telegram-login="gengate_test_bot"');
+    // Write access: the bot may then send the owner's low-balance notices.
+    expect(res.body).toContain('data-request-access="write"');
     expect(res.body).toContain('data-auth-url="http://127.0.0.1:8080/panel/telegram"');
     expect(res.headers['content-security-policy']).toContain("script-src 'self' https://telegram.org");
     expect(res.headers['content-security-policy']).toContain('frame-src https://oauth.telegram.org');

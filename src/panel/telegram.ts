@@ -14,10 +14,11 @@ import { formBody, PANEL_ROUTE, sendHtml } from './panel-context.js';
 /** How old a widget payload may be: about as long as a login link lives. */
 export const TELEGRAM_AUTH_MAX_AGE_SECONDS = 15 * 60;
 
-/** Telegram's own script, the one external script the panel loads (sign-in page only). */
+/** Telegram's own script, the one external script the panel loads (sign-in page only). It asks for
+ * write access: a bot may message only users who allowed it, and it sends the low-balance notices. */
 export function telegramWidget(config: Config): string {
   return `<div class="telegram-login"><p class="muted">Or sign in with the Telegram account your gengate account belongs to:</p>
-<script async src="https://telegram.org/js/telegram-widget.js?22" data-telegram-login="${escapeHtml(config.telegramBotUsername)}" data-size="large" data-auth-url="${escapeHtml(`${config.publicUrl}/panel/telegram`)}"></script></div>`;
+<script async src="https://telegram.org/js/telegram-widget.js?22" data-telegram-login="${escapeHtml(config.telegramBotUsername)}" data-size="large" data-request-access="write" data-auth-url="${escapeHtml(`${config.publicUrl}/panel/telegram`)}"></script></div>`;
 }
 
 function refused(reply: FastifyReply, status: number, message: string) {

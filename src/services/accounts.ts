@@ -1,5 +1,7 @@
 // Owner and operator use cases: accounts, keys, restrictions and top-ups. Every money movement runs
 // in one transaction with its ledger entry; every change leaves an audit record.
+
+import { parseLowBalance } from '../domain/billing/low-balance.js';
 import { coefficientToPpm, rubToMicro } from '../domain/billing/money.js';
 import { isInternalModelId } from '../domain/catalog/model.js';
 import { AppError } from '../domain/errors.js';
@@ -93,6 +95,38 @@ export class AccountsService {
     }
   }
 
+  /**
+   * Changes an account's `coefficient` and/or `low_balance_rub` (null: coefficient 1, no notice).
+   * The threshold is copied onto the account's keys in the same transaction (the settlement
+   * statements read it from the key row); a new coefficient evicts the keys from the auth caches.
+   */
+  async updateAccount(accountId: number, patch: Record<string, unknown>, by: Actor): Promise<AccountRow> {
+    const allowed = ['coefficient', 'low_balance_rub'];
+    const unknown = Object.keys(patch).filter((field) => !allowed.includes(field));
+    if (unknown.length > 0) throw new AppError('unknown_field', `unknown field: ${unknown[0]}`, unknown[0]);
+    const update: { coefficient_ppm?: number; low_balance?: number | null } = {};
+    if (patch.coefficient !== undefined)
+      update.coefficient_ppm = patch.coefficient === null ? 1_000_000 : coefficientToPpm(patch.coefficient);
+    if (patch.low_balance_rub !== undefined) update.low_balance = parseLowBalance(patch.low_balance_rub);
+    const now = this.clock.now();
+    const { account, keys } = await this.storage.transaction(async (tx) => {
+      const account = Object.keys(update).length
+        ? await tx.accounts.update(accountId, update)
+        : await tx.accounts.byId(accountId);
+      if (!account) throw new AppError('not_found', 'Account not found');
+      if (update.low_balance !== undefined)
+        await tx.db
+          .updateTable('api_keys')
+          .set({ low_balance: update.low_balance })
+          .where('account_id', '=', accountId)
+          .execute();
+      await tx.audit.append({ accountId, ...by, action: 'account.updated', details: { ...patch }, now });
+      return { account, keys: await tx.keys.listForAccount(accountId) };
+    });
+    if (update.coefficient_ppm !== undefined) for (const key of keys) this.keyChanged(key);
+    return account;
+  }
+
   async accountByMessagingId(messagingId: unknown): Promise<AccountRow> {
     const account = await this.storage.accounts.byMessagingId(parseMessagingId(messagingId));
     if (!account) throw new AppError('not_found', 'Account not found');
@@ -136,8 +170,10 @@ export class AccountsService {
     const { prefix, last4 } = displayParts(secret);
     const now = this.clock.now();
     const key = await this.storage.transaction(async (tx) => {
+      const owner = await tx.accounts.byId(accountId);
       const created = await tx.keys.create({
         accountId,
+        lowBalance: owner?.low_balance ?? null,
         name: (input.name as string | undefined) ?? null,
         keyHash: hashApiKey(secret),
         keyPrefix: prefix,

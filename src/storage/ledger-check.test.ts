@@ -71,6 +71,17 @@ describe.each(ENGINES)('ledger check on %s', (engine) => {
     });
   });
 
+  it('reports a negative spend counter', async () => {
+    const { key } = await validLedger();
+    await sql`update api_keys set spend_in_period = -3 where id = ${key.keyId}`.execute(db.kysely);
+    expect(await checkLedger(db.kysely)).toContainEqual({
+      rule: LEDGER_RULES.spendCounter,
+      subject: `key ${key.keyId}`,
+      detail: 'spend_in_period=-3',
+    });
+    await sql`update api_keys set spend_in_period = 0 where id = ${key.keyId}`.execute(db.kysely);
+  });
+
   it('reports a balance that differs from the sum of its entries', async () => {
     const { key } = await validLedger();
     await sql`update api_keys set balance = balance + 1 where id = ${key.keyId}`.execute(db.kysely);

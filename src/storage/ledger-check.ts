@@ -20,6 +20,7 @@ export const LEDGER_RULES = {
   entryKey: 'every ledger entry names an existing key',
   taskKey: 'every task names an existing key of its account',
   chatHold: 'an open chat request has its hold, unsettled',
+  spendCounter: 'spend counted in the period >= 0',
 } as const;
 
 const FINAL = sql`('completed', 'failed')`;
@@ -36,6 +37,15 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerViolation
     .execute();
   for (const k of negative)
     add(LEDGER_RULES.nonNegative, `key ${k.id}`, `balance=${k.balance} held=${k.held}`);
+
+  // The spend cap's counter only ever gives back what it counted (a release of a counted hold).
+  const undercounted = await db
+    .selectFrom('api_keys')
+    .select(['id', 'spend_in_period'])
+    .where('spend_in_period', '<', 0)
+    .execute();
+  for (const k of undercounted)
+    add(LEDGER_RULES.spendCounter, `key ${k.id}`, `spend_in_period=${k.spend_in_period}`);
 
   // Funds: balance + held = Σ(topup + adjust + transfer − capture). Open holds: held = Σ(hold − capture − release).
   const sums = await sql<{

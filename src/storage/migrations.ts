@@ -640,6 +640,37 @@ function migrations(engine: Engine): Record<string, Migration> {
           await db.schema.alterTable('models').addColumn(column, 'bigint').execute();
       },
     },
+    '016_low_balance_notices': {
+      async up(db: AnyDb) {
+        // The owner's low-balance threshold, on the account, and copied onto each of its keys so the
+        // settlement statements read it from the key row they already update.
+        await db.schema.alterTable('accounts').addColumn('low_balance', 'bigint').execute();
+        await db.schema.alterTable('api_keys').addColumn('low_balance', 'bigint').execute();
+        // The notices' outbox: written with the movement that crossed the threshold, sent by a
+        // worker under a lease.
+        await db.schema
+          .createTable('balance_notices')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'bigint', (c) => c.notNull())
+          .addColumn('key_id', 'bigint', (c) => c.notNull())
+          .addColumn('funds', 'bigint', (c) => c.notNull())
+          .addColumn('threshold', 'bigint', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending'))
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('next_attempt_at', 'bigint', (c) => c.notNull())
+          .addColumn('lease_expires_at', 'bigint')
+          .addColumn('last_error', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('sent_at', 'bigint')
+          .$call(textKeyed)
+          .execute();
+        await db.schema
+          .createIndex('balance_notices_due')
+          .on('balance_notices')
+          .columns(['status', 'next_attempt_at'])
+          .execute();
+      },
+    },
   };
 }
 

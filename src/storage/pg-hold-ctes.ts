@@ -84,7 +84,7 @@ export function settleCtes(columns: {
       set held = k.held - s.hold_total, balance = k.balance + s.released_total, updated_at = s.now,
           spend_in_period = k.spend_in_period - coalesce(f.counted_total, 0)
       from sums s left join freed f on f.key_id = s.key_id where k.id = s.key_id
-      returning k.id, k.balance, k.held, s.hold_total, s.released_total
+      returning k.id, k.balance, k.held, k.low_balance, s.hold_total, s.released_total
     ), placed as (
       select d.*,
              m.balance - m.released_total + (sum(d.released) over through)::bigint - d.released
@@ -93,6 +93,16 @@ export function settleCtes(columns: {
                as held_before
       from done d join moved m on m.id = d.key_id
       window through as (partition by d.key_id order by d.ord)
+    ), notices as (
+      -- A low-balance notice for the item whose capture took the key's funds (balance + held) from
+      -- at or above its threshold to below it (domain/billing/low-balance.ts).
+      insert into balance_notices (id, account_id, key_id, funds, threshold, next_attempt_at, created_at)
+      select 'lb:' || p.id, p.account_id, p.key_id, p.balance_before + p.held_before - p.${captured},
+             m.low_balance, p.${at}, p.${at}
+      from placed p join moved m on m.id = p.key_id
+      where m.low_balance is not null and p.${captured} > 0
+        and p.balance_before + p.held_before >= m.low_balance
+        and p.balance_before + p.held_before - p.${captured} < m.low_balance
     ), entries as (
       insert into ledger_entries
         (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)

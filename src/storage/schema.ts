@@ -12,6 +12,8 @@ export interface AccountsTable {
   webhook_secret_previous: string | null;
   webhook_secret_previous_until: number | null;
   created_at: number;
+  /** Micro-rubles: a key whose funds fall below this gets its owner a Telegram notice (null: none). */
+  low_balance: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ApiKeysTable {
@@ -37,6 +39,27 @@ export interface ApiKeysTable {
   /** Held (net of releases) since spend_since; moved by the hold and settlement statements only. */
   spend_in_period: ColumnType<number, number | undefined, number>;
   spend_since: ColumnType<number, number | undefined, number>;
+  /** The account's low_balance, copied so the settlement statements need not read the account. */
+  low_balance: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export type BalanceNoticeStatus = 'pending' | 'sent' | 'refused' | 'failed';
+
+/** The low-balance notices' outbox (a Telegram message each). */
+export interface BalanceNoticesTable {
+  id: string;
+  account_id: number;
+  key_id: number;
+  /** The key's funds (balance + held) right after the movement that crossed. */
+  funds: number;
+  threshold: number;
+  status: ColumnType<BalanceNoticeStatus, BalanceNoticeStatus | undefined, BalanceNoticeStatus>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: number;
+  lease_expires_at: ColumnType<number | null, number | null | undefined, number | null>;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: number;
+  sent_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export type LedgerKind = 'topup' | 'hold' | 'capture' | 'release' | 'adjust' | 'transfer';
@@ -238,6 +261,7 @@ export interface UsageDaysSealedTable {
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
+  balance_notices: BalanceNoticesTable;
   ledger_entries: LedgerEntriesTable;
   tasks: TasksTable;
   models: ModelsTable;

@@ -4,6 +4,7 @@ import { releaseAbandonedChatHolds, releaseHoldsOfDeadProcesses } from '../servi
 import { startWorkerHeartbeat } from '../services/status-heartbeat.js';
 import { WorkerHeartbeatsRepository } from '../storage/repositories/worker-heartbeats.js';
 import { runJanitorOnce } from './janitor.js';
+import { startNoticeSender } from './notice-sender.js';
 import { startProviderRecheck } from './provider-recheck.js';
 import { startTaskRunner } from './task-runner.js';
 import { startWebhookSender } from './webhook-sender.js';
@@ -48,7 +49,9 @@ export async function startWorkers(
   log: (msg: string, err?: unknown) => void,
   info?: (msg: string, fields: Record<string, unknown>) => void,
 ): Promise<RunningWorker[]> {
+  const noticeSender = startNoticeSender(ctx, log);
   return [
+    ...(noticeSender ? [noticeSender] : []),
     startTaskRunner(ctx, log, info),
     startLoop(
       'janitor',

@@ -316,7 +316,15 @@ export const sharedSchemas: Record<string, JsonSchema> = {
   },
   AdminAccount: {
     type: 'object',
-    properties: { ...accountProperties, webhook_secret: { type: 'string', description: 'whsec_…' } },
+    properties: {
+      ...accountProperties,
+      low_balance_rub: {
+        type: ['number', 'null'],
+        description:
+          "A Telegram notice goes to the owner when a key's funds fall below this; null = none (not in the answer that creates the account)",
+      },
+      webhook_secret: { type: 'string', description: 'whsec_…' },
+    },
     required: ['messaging_id', 'coefficient', 'webhook_secret', 'keys'],
   },
   CatalogModel: catalogEntrySchema,

@@ -680,6 +680,27 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: [{ status: 200, description: 'The account', schema: ref('AdminAccount') }],
     errors: ['invalid_parameter'],
   },
+  'PATCH /admin/accounts/{messaging_id}': {
+    operationId: 'adminUpdateAccount',
+    summary: "Change an account's coefficient or low-balance notice threshold (null clears)",
+    body: {
+      schema: {
+        type: 'object',
+        properties: {
+          coefficient: { type: ['number', 'string', 'null'], description: 'Price multiplier; null = 1' },
+          low_balance_rub: {
+            type: ['number', 'string', 'null'],
+            description: "Telegram notice when a key's funds (balance + held) fall below this; null = none",
+          },
+        },
+        additionalProperties: false,
+      },
+      required: true,
+      examples: { notice: { value: { low_balance_rub: 100 } } },
+    },
+    success: [{ status: 200, description: 'The account', schema: ref('AdminAccount') }],
+    errors: ['unknown_field', 'invalid_parameter'],
+  },
   'POST /admin/accounts/{messaging_id}/keys': {
     operationId: 'adminCreateKey',
     summary: 'Create a key; the only answer with the full key_value',

@@ -41,6 +41,7 @@ const DONE: Record<string, string> = {
   renamed: 'Name saved.',
   restricted: 'Restrictions saved. The API applies them within a second.',
   limited: 'Limits saved. The API applies them within a second.',
+  low_balance: 'Low-balance notice saved.',
   deleted: 'Key deleted.',
   transferred: 'Transfer done: both balances are updated.',
   redelivered: 'Webhook queued for delivery again.',

@@ -121,7 +121,19 @@ export function registerKeysPages(app: FastifyInstance, ctx: AppContext): void {
       formatTime(lastUsedAt),
       `<a class="btn btn-small" href="/panel/keys/${key.id}">Manage</a>`,
     ]);
+    const account = await ctx.storage.accounts.byId(session.accountId);
+    const threshold = account?.low_balance == null ? '' : String(Number(account.low_balance) / 1_000_000);
+    const telegramNote = ctx.config.telegramBotToken
+      ? `The message comes from @${escapeHtml(ctx.config.telegramBotUsername ?? '')}: it can reach you only if you allowed it to write to you (signing in with Telegram asks for that).`
+      : 'This gateway has no Telegram bot configured: notices wait until the operator sets one.';
     const body = `${pageHeader('API keys', 'Each key has its own balance and restrictions')}${message}
+${card(
+  'Low-balance notice',
+  `<form method="post" action="/panel/keys/low-balance" class="filters">${csrfField(session)}
+<label>Tell me on Telegram when a key's balance falls below, RUB (empty: never)<input name="low_balance" inputmode="decimal" value="${threshold}"></label>
+<button class="btn" type="submit">Save</button></form>
+<p class="muted">One message each time a key's balance (including what its requests in progress hold) drops below this; after a top-up above it, the next drop sends another. ${telegramNote}</p>`,
+)}
 ${card(
   'Create a key',
   `<form method="post" action="/panel/keys" class="filters">${csrfField(session)}
@@ -312,6 +324,21 @@ ${spent}<div><button class="btn btn-primary" type="submit">Save limits</button><
       (message, status) => keyPage(request, reply, keyId, message, status),
     );
   });
+
+  app.post('/panel/keys/low-balance', PANEL_ROUTE, (request, reply) =>
+    orShowError(
+      async () => {
+        const text = (formBody(request).get('low_balance') ?? '').trim().replace(',', '.');
+        await ctx.accounts.updateAccount(
+          request.panel.accountId,
+          { low_balance_rub: text === '' ? null : text },
+          ownerActor(request),
+        );
+        return reply.redirect('/panel/keys?done=low_balance', 303);
+      },
+      (message, status) => listPage(request, reply, message, status),
+    ),
+  );
 
   app.post<{ Params: { id: string } }>('/panel/keys/:id/limits', PANEL_ROUTE, (request, reply) => {
     const keyId = idParam(request.params.id);

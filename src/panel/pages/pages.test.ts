@@ -180,6 +180,22 @@ describe('panel feature pages', () => {
       expect(await auditActions(owner.accountId)).toContain('key.restrictions_changed');
     });
 
+    it('sets the low-balance notice threshold of the account (empty clears); a bad amount is refused', async () => {
+      const page = await getPage(app, '/panel/keys', cookie);
+      expect(page).toContain('action="/panel/keys/low-balance"');
+      expect((await post('/panel/keys/low-balance', { low_balance: '12,5' })).statusCode).toBe(303);
+      const account = () => app.ctx.storage.accounts.byId(owner.accountId);
+      expect((await account())?.low_balance).toBe(12_500_000);
+      expect(await keyRow(owner.keyId)).toMatchObject({ low_balance: 12_500_000 });
+      expect(await getPage(app, '/panel/keys', cookie)).toContain('value="12.5"');
+      const bad = await post('/panel/keys/low-balance', { low_balance: '-3' });
+      expect(bad.statusCode).toBe(422);
+      expect((await account())?.low_balance).toBe(12_500_000);
+      expect((await post('/panel/keys/low-balance', { low_balance: '' })).statusCode).toBe(303);
+      expect((await account())?.low_balance).toBeNull();
+      expect(await auditActions(owner.accountId)).toContain('account.updated');
+    });
+
     it('refuses to delete a key that holds money; after moving it, deletes and the API refuses the key', async () => {
       const { id, secret } = await createKey('to-delete');
       expect(
@@ -441,6 +457,7 @@ describe('panel feature pages', () => {
       [`/panel/keys/${owner.keyId}/rename`, { name: 'csrf' }],
       [`/panel/keys/${owner.keyId}/restrictions`, { models_mode: 'all', rate: '1' }],
       [`/panel/keys/${owner.keyId}/limits`, { spend_limit: '1', spend_period: 'day' }],
+      ['/panel/keys/low-balance', { low_balance: '1' }],
       [`/panel/keys/${owner.keyId}/delete`, {}],
       [
         '/panel/money/transfer',

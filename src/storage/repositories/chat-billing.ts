@@ -14,6 +14,7 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { periodStarts } from '../../domain/keys/limits.js';
+import { pgNoticeAfterMove } from '../balance-notice-sql.js';
 import type { Engine } from '../db.js';
 import { PgBatcher } from '../pg-batcher.js';
 import { type PgChatOpen, type PgChatSettle, pgOpenMany, pgSettleMany } from '../pg-chat-batch.js';
@@ -104,8 +105,8 @@ const PG_SETTLE = prepared(
       set held = held - ${p.holdAmount}, balance = balance + ${p.released}, updated_at = ${p.now},
           ${releaseSpendSet(null, p.released, sql`(select created_at from closed)`)}
       where id = ${p.keyId} and exists (select 1 from closed)
-      returning balance, held
-    )
+      returning balance, held, low_balance
+    ), ${pgNoticeAfterMove({ taskId: p.id, keyId: p.keyId, accountId: p.accountId, lowered: p.cost, now: p.now })}
     ${pgSettlementEntries({
       // Field by field: the values are placeholders read through a proxy, which a spread would miss.
       keyId: p.keyId,

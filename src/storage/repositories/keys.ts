@@ -37,6 +37,8 @@ export class KeysRepository {
     allowedIpCidrs: string[] | null;
     rateLimitPerMin: number | null;
     limits?: KeyLimitsPatch;
+    /** The account's low-balance threshold, copied onto the key (see AccountsService.updateAccount). */
+    lowBalance?: number | null;
     now: number;
   }): Promise<ApiKeyRow> {
     return this.db
@@ -55,6 +57,7 @@ export class KeysRepository {
         // Only the limits given: left out, the columns take their defaults (and a key written on a
         // schema from before them, as migration tests do, still works).
         ...input.limits,
+        ...(input.lowBalance != null ? { low_balance: input.lowBalance } : {}),
         created_at: input.now,
         updated_at: input.now,
       })

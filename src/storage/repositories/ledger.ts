@@ -2,8 +2,11 @@
 // caused the movement (a task, a chat request, a top-up); called outside one, a method opens its own,
 // so a balance never moves without its entry. Balances change only through guarded UPDATEs, and
 // every change appends one ledger entry carrying the balance after it.
+
+import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { periodStarts } from '../../domain/keys/limits.js';
+import { noticeIdOf, pgNoticeAfterMove } from '../balance-notice-sql.js';
 import { type Engine, isUniqueViolation } from '../db.js';
 import { placeholderRow, prepared } from '../prepared.js';
 import type { Database, LedgerEntriesTable, LedgerKind } from '../schema.js';
@@ -15,6 +18,7 @@ import {
   spendAfterRelease,
   withinSpendCap,
 } from '../spend-cap-sql.js';
+import { BalanceNoticesRepository } from './balance-notices.js';
 
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
 
@@ -134,7 +138,7 @@ const SETTLE_BALANCES_IF_HELD = prepared(
           ),
         ),
       )
-      .returning(['balance', 'held']),
+      .returning(['balance', 'held', 'low_balance']),
 );
 
 // PostgreSQL: the balance update and its ledger entries in one statement (a data-modifying CTE), so
@@ -184,8 +188,14 @@ const PG_SETTLE_WITH_ENTRIES = prepared(
                       and key_id = ${p.keyId} and amount = ${p.holdAmount})
           and not exists (select 1 from ledger_entries where task_id = ${p.taskId}
                           and kind in ('capture', 'release'))
-        returning balance, held
-      )
+        returning balance, held, low_balance
+      ), ${pgNoticeAfterMove({
+        taskId: p.taskId,
+        keyId: p.keyId,
+        accountId: p.accountId,
+        lowered: p.captured,
+        now: p.now,
+      })}
       ${pgSettlementEntries(p)}`,
 );
 
@@ -330,10 +340,18 @@ export class LedgerRepository {
         .where('id', '=', ref.keyId)
         .where('deleted_at', 'is', null)
         .where('balance', '>=', -amount)
-        .returning(['balance', 'held'])
+        .returning(['balance', 'held', 'low_balance'])
         .executeTakeFirst();
       if (!after) return undefined;
       await ledger.append(ref, 'adjust', amount, after, null, note);
+      await new BalanceNoticesRepository(ledger.db).recordIfCrossed({
+        id: `lb:${randomUUID()}`,
+        accountId: ref.accountId,
+        keyId: ref.keyId,
+        after,
+        lowered: -amount,
+        now: ref.now,
+      });
       return after.balance;
     });
   }
@@ -439,6 +457,14 @@ export class LedgerRepository {
           taskId,
         ),
         release: entry(ref, 'release', released, after, taskId),
+      });
+      new BalanceNoticesRepository(this.db).recordIfCrossedInSqliteTransaction({
+        id: noticeIdOf(taskId),
+        accountId: ref.accountId,
+        keyId: ref.keyId,
+        after,
+        lowered: captured,
+        now: ref.now,
       });
     } catch (error) {
       throw alreadySettledOnConflict(error, taskId);

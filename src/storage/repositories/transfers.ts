@@ -3,8 +3,10 @@
 // (Storage.transaction, the same entry point and group commit as every hold and settlement). Both
 // keys are matched by the owner account, so another account's key is simply not found; the debit is
 // guarded like a hold (`balance >= amount`), so a transfer never takes more than what is available.
+import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../schema.js';
+import { BalanceNoticesRepository } from './balance-notices.js';
 
 export interface TransferInput {
   accountId: number;
@@ -49,7 +51,7 @@ export class TransfersRepository {
         .where('account_id', '=', accountId)
         .where('deleted_at', 'is', null);
       if (debit) update = update.where('balance', '>=', amount);
-      const after = await update.returning(['balance', 'held']).executeTakeFirst();
+      const after = await update.returning(['balance', 'held', 'low_balance']).executeTakeFirst();
       if (!after) {
         if (!debit) throw new TransferRefusedError('not_found');
         const exists = await this.db
@@ -62,6 +64,15 @@ export class TransfersRepository {
         throw new TransferRefusedError(exists ? 'insufficient' : 'not_found');
       }
       balances.set(keyId, { balance: Number(after.balance), held: Number(after.held) });
+      if (debit)
+        await new BalanceNoticesRepository(this.db).recordIfCrossed({
+          id: `lb:${randomUUID()}`,
+          accountId,
+          keyId,
+          after,
+          lowered: amount,
+          now,
+        });
     }
     const out = balances.get(fromKeyId)!;
     const into = balances.get(toKeyId)!;

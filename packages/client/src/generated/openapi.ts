@@ -417,7 +417,8 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change an account's coefficient or low-balance notice threshold (null clears) */
+        patch: operations["adminUpdateAccount"];
         trace?: never;
     };
     "/admin/accounts/{messaging_id}/keys": {
@@ -468,7 +469,7 @@ export interface paths {
         delete: operations["adminDeleteKey"];
         options?: never;
         head?: never;
-        /** Change a key's restrictions (null clears one) */
+        /** Change a key's restrictions and limits (null clears one) */
         patch: operations["adminUpdateKey"];
         trace?: never;
     };
@@ -824,6 +825,17 @@ export interface components {
             allowed_ip_cidrs: string[] | null;
             /** @description null = the default */
             rate_limit_per_min: number | null;
+            /**
+             * Format: date-time
+             * @description From then on the key answers 401 key_expired; null = never
+             */
+            expires_at: string | null;
+            /** @description Spend cap per period; null = none */
+            spend_limit_rub: number | null;
+            /** @enum {string|null} */
+            spend_limit_period: "day" | "week" | "month" | "total" | null;
+            /** @description Held or spent in the current period (null without a cap) */
+            spent_in_period_rub: number | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -843,6 +855,17 @@ export interface components {
             allowed_ip_cidrs: string[] | null;
             /** @description null = the default */
             rate_limit_per_min: number | null;
+            /**
+             * Format: date-time
+             * @description From then on the key answers 401 key_expired; null = never
+             */
+            expires_at: string | null;
+            /** @description Spend cap per period; null = none */
+            spend_limit_rub: number | null;
+            /** @enum {string|null} */
+            spend_limit_period: "day" | "week" | "month" | "total" | null;
+            /** @description Held or spent in the current period (null without a cap) */
+            spent_in_period_rub: number | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -857,6 +880,8 @@ export interface components {
             /** @description Price multiplier of the account (1 = catalog prices) */
             coefficient: number;
             keys: components["schemas"]["Key"][];
+            /** @description A Telegram notice goes to the owner when a key's funds fall below this; null = none (not in the answer that creates the account) */
+            low_balance_rub?: number | null;
             /** @description whsec_… */
             webhook_secret: string;
         };
@@ -1529,7 +1554,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiModel"];
                 };
             };
-            /** @description Unauthorized: `invalid_api_key` */
+            /** @description Unauthorized: `invalid_api_key`, `key_expired` */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1626,7 +1651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description Unauthorized: `invalid_api_key` */
+            /** @description Unauthorized: `invalid_api_key`, `key_expired` */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1715,7 +1740,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized: `invalid_api_key` */
+            /** @description Unauthorized: `invalid_api_key`, `key_expired` */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1830,7 +1855,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized: `invalid_api_key` */
+            /** @description Unauthorized: `invalid_api_key`, `key_expired` */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2004,7 +2029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unauthorized: `invalid_api_key` */
+            /** @description Unauthorized: `invalid_api_key`, `key_expired` */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2015,7 +2040,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient balance: `insufficient_balance` */
+            /** @description Insufficient balance: `insufficient_balance`, `spend_limit_reached` */
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2218,7 +2243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unauthorized: `invalid_api_key` */
+            /** @description Unauthorized: `invalid_api_key`, `key_expired` */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2229,7 +2254,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient balance: `insufficient_balance` */
+            /** @description Insufficient balance: `insufficient_balance`, `spend_limit_reached` */
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2744,7 +2769,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unauthorized: `invalid_api_key` */
+            /** @description Unauthorized: `invalid_api_key`, `key_expired` */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2755,7 +2780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient balance: `insufficient_balance` */
+            /** @description Insufficient balance: `insufficient_balance`, `spend_limit_reached` */
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2952,7 +2977,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized: `invalid_api_key` */
+            /** @description Unauthorized: `invalid_api_key`, `key_expired` */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3110,7 +3135,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unauthorized: `invalid_api_key` */
+            /** @description Unauthorized: `invalid_api_key`, `key_expired` */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3121,7 +3146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient balance: `insufficient_balance` */
+            /** @description Insufficient balance: `insufficient_balance`, `spend_limit_reached` */
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3265,7 +3290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Video"];
                 };
             };
-            /** @description Unauthorized: `invalid_api_key` */
+            /** @description Unauthorized: `invalid_api_key`, `key_expired` */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3369,7 +3394,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized: `invalid_api_key` */
+            /** @description Unauthorized: `invalid_api_key`, `key_expired` */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3497,7 +3522,7 @@ export interface operations {
                     "video/mp4": string;
                 };
             };
-            /** @description Unauthorized: `invalid_api_key` */
+            /** @description Unauthorized: `invalid_api_key`, `key_expired` */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3634,7 +3659,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unauthorized: `invalid_api_key` */
+            /** @description Unauthorized: `invalid_api_key`, `key_expired` */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3645,7 +3670,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient balance: `insufficient_balance` */
+            /** @description Insufficient balance: `insufficient_balance`, `spend_limit_reached` */
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3796,7 +3821,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskList"];
                 };
             };
-            /** @description Unauthorized: `invalid_api_key` */
+            /** @description Unauthorized: `invalid_api_key`, `key_expired` */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3895,7 +3920,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            /** @description Unauthorized: `invalid_api_key` */
+            /** @description Unauthorized: `invalid_api_key`, `key_expired` */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4231,6 +4256,119 @@ export interface operations {
             };
         };
     };
+    adminUpdateAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request ([A-Za-z0-9._:-], at most 128): logged and echoed back */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                messaging_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Price multiplier; null = 1 */
+                    coefficient?: number | string | null;
+                    /** @description Telegram notice when a key's funds (balance + held) fall below this; null = none */
+                    low_balance_rub?: number | string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The account */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAccount"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `body_too_deep` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable entity: `unknown_field`, `invalid_parameter` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Api-Version": components["headers"]["X-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     adminCreateKey: {
         parameters: {
             query?: never;
@@ -4253,6 +4391,18 @@ export interface operations {
                     allowed_ip_cidrs?: string[] | null;
                     /** @description Requests per minute; null = the default (600) */
                     rate_limit_per_min?: number | null;
+                    /**
+                     * Format: date-time
+                     * @description From then on the key answers 401 key_expired; null = never
+                     */
+                    expires_at?: string | null;
+                    /** @description Rubles the key may spend per spend_limit_period (402 spend_limit_reached past it); null = no cap */
+                    spend_limit_rub?: number | string | null;
+                    /**
+                     * @description UTC day, ISO week (from Monday), calendar month, or the whole life of the key; default month
+                     * @enum {string|null}
+                     */
+                    spend_limit_period?: "day" | "week" | "month" | "total" | null;
                 };
             };
         };
@@ -4501,6 +4651,18 @@ export interface operations {
                     allowed_ip_cidrs?: string[] | null;
                     /** @description Requests per minute; null = the default (600) */
                     rate_limit_per_min?: number | null;
+                    /**
+                     * Format: date-time
+                     * @description From then on the key answers 401 key_expired; null = never
+                     */
+                    expires_at?: string | null;
+                    /** @description Rubles the key may spend per spend_limit_period (402 spend_limit_reached past it); null = no cap */
+                    spend_limit_rub?: number | string | null;
+                    /**
+                     * @description UTC day, ISO week (from Monday), calendar month, or the whole life of the key; default month
+                     * @enum {string|null}
+                     */
+                    spend_limit_period?: "day" | "week" | "month" | "total" | null;
                 };
             };
         };

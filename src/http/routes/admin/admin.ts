@@ -6,6 +6,7 @@ import { parseCatalogEntry } from '../../../domain/catalog/catalog-file.js';
 import { AppError } from '../../../domain/errors.js';
 import type { Actor } from '../../../services/accounts.js';
 import { PanelSessions } from '../../../services/panel-sessions.js';
+import type { AccountRow } from '../../../storage/repositories/accounts.js';
 import { bodyObject, positiveIntParam, rejectUnknownFields } from '../../body.js';
 import { presentAdminModel } from '../../presenters/catalog.js';
 import { presentCoefficient, presentKey } from '../../presenters/keys.js';
@@ -28,15 +29,26 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
     });
   });
 
-  app.get<{ Params: { messaging_id: string } }>('/admin/accounts/:messaging_id', admin, async (request) => {
-    const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
+  const presentAdminAccount = async (account: AccountRow) => {
     const keys = await ctx.accounts.keysOf(account.id);
     return {
       messaging_id: account.messaging_id,
       coefficient: presentCoefficient(account),
+      low_balance_rub: account.low_balance === null ? null : microToRub(Number(account.low_balance)),
       webhook_secret: account.webhook_secret,
-      keys: keys.map(presentKey),
+      keys: keys.map((key) => presentKey(key)),
     };
+  };
+
+  app.get<{ Params: { messaging_id: string } }>('/admin/accounts/:messaging_id', admin, async (request) =>
+    presentAdminAccount(await ctx.accounts.accountByMessagingId(request.params.messaging_id)),
+  );
+
+  app.patch<{ Params: { messaging_id: string } }>('/admin/accounts/:messaging_id', admin, async (request) => {
+    const body = bodyObject(request.body);
+    rejectUnknownFields(body, ['coefficient', 'low_balance_rub']);
+    const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
+    return presentAdminAccount(await ctx.accounts.updateAccount(account.id, body, actor(request)));
   });
 
   app.post<{ Params: { messaging_id: string } }>(
