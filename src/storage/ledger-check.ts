@@ -2,6 +2,7 @@
 // Used by `gengate ledger check` and by tests after every chaos or load run. Each query returns only
 // the offending rows, so the check stays cheap in memory however large the ledger grows.
 import { type Kysely, sql } from 'kysely';
+import { fundsEffect, heldEffectOf, signedLedgerSum } from './ledger-kind-sql.js';
 import type { Database } from './schema.js';
 
 export interface LedgerViolation {
@@ -37,7 +38,8 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerViolation
   for (const k of negative)
     add(LEDGER_RULES.nonNegative, `key ${k.id}`, `balance=${k.balance} held=${k.held}`);
 
-  // Funds: balance + held = Σ(topup + adjust + transfer − capture). Open holds: held = Σ(hold − capture − release).
+  // Funds: balance + held = Σ of every entry's effect on both; open holds: held = Σ of the effects on
+  // held. The effects are those ledger-kinds.ts declares (topup + adjust + … − capture − refund).
   const sums = await sql<{
     id: number;
     balance: number;
@@ -49,8 +51,8 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerViolation
     from api_keys k
     left join (
       select key_id,
-        sum(case when kind in ('topup', 'adjust', 'transfer') then amount when kind = 'capture' then -amount else 0 end) as funds,
-        sum(case when kind = 'hold' then amount when kind in ${SETTLEMENT} then -amount else 0 end) as open
+        ${signedLedgerSum(fundsEffect)} as funds,
+        ${signedLedgerSum(heldEffectOf)} as open
       from ledger_entries group by key_id
     ) e on e.key_id = k.id
     where k.balance + k.held <> coalesce(e.funds, 0) or k.held <> coalesce(e.open, 0)`.execute(db);

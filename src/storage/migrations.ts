@@ -2,6 +2,7 @@
 // (auto-increment ids) come from the engine helpers below.
 import { type Kysely, type Migration, sql } from 'kysely';
 import type { Db, Engine } from './db.js';
+import { topupsMigration } from './migration-015-topups.js';
 
 type AnyDb = Kysely<any>;
 
@@ -492,6 +493,11 @@ function migrations(engine: Engine): Record<string, Migration> {
           .execute();
         // "Sign out everywhere" deletes one account's sessions.
         await db.schema.createIndex('panel_tokens_account').on('panel_tokens').column('account_id').execute();
+      },
+    },
+    '015_topups': {
+      async up(db: AnyDb) {
+        await topupsMigration(db, engine);
       },
     },
   };

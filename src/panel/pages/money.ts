@@ -3,6 +3,7 @@
 // a CSV export. Top-ups stay with the operator.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { balanceEffect, isLedgerKind, LEDGER_KIND_SPECS } from '../../domain/billing/ledger-kinds.js';
 import { AppError } from '../../domain/errors.js';
 import {
   type HistoryFilters,
@@ -21,7 +22,6 @@ import {
   formatRub,
   formatTime,
   pageHeader,
-  type Tone,
   table,
 } from '../html.js';
 import { csrfField, renderPage } from '../layout.js';
@@ -37,26 +37,15 @@ type MoneyQuery = {
   done?: string;
 };
 
-const KIND_LABEL: Record<string, [string, Tone]> = {
-  topup: ['top-up', 'ok'],
-  hold: ['hold', 'warn'],
-  capture: ['capture', 'muted'],
-  release: ['release', 'info'],
-  adjust: ['adjustment', 'info'],
-  transfer: ['transfer', 'info'],
-};
-
 /** What an entry did to the available balance, signed: what the owner reads first. */
-function balanceEffect(e: LedgerEntryRow): number {
-  const amount = Number(e.amount);
-  switch (e.kind) {
-    case 'hold':
-      return -amount;
-    case 'capture':
-      return 0;
-    default:
-      return amount;
-  }
+function entryEffect(e: LedgerEntryRow): number {
+  return isLedgerKind(e.kind) ? balanceEffect(e.kind, Number(e.amount)) : 0;
+}
+
+function kindBadge(kind: string): string {
+  return isLedgerKind(kind)
+    ? badge(LEDGER_KIND_SPECS[kind].label, LEDGER_KIND_SPECS[kind].tone)
+    : badge(kind, 'muted');
 }
 
 function filterQuery(keyId: number, f: HistoryFilters, extra: Record<string, string> = {}): string {
@@ -119,11 +108,10 @@ export function registerMoneyPages(app: FastifyInstance, ctx: AppContext): void 
     if (selected) {
       const page = await history.page(session.accountId, selected.id, filters, one(q.before));
       const rows = page.entries.map((e) => {
-        const effect = balanceEffect(e);
-        const [label, tone] = KIND_LABEL[e.kind] ?? [e.kind, 'muted'];
+        const effect = entryEffect(e);
         return [
           formatTime(Number(e.created_at)),
-          badge(label, tone),
+          kindBadge(e.kind),
           `<span class="${effect > 0 ? 'amount-in' : effect < 0 ? 'amount-out' : 'muted'}">${effect > 0 ? '+' : ''}${formatRub(effect)}</span>`,
           formatRub(Number(e.amount) < 0 ? -Number(e.amount) : Number(e.amount)),
           formatRub(Number(e.balance_after)),
@@ -138,7 +126,7 @@ export function registerMoneyPages(app: FastifyInstance, ctx: AppContext): void 
       });
       const kindBoxes = LEDGER_KINDS.map(
         (kind) =>
-          `<label class="check"><input type="checkbox" name="kind" value="${kind}"${filters.kinds.includes(kind) ? ' checked' : ''}> ${escapeHtml(KIND_LABEL[kind][0])}</label>`,
+          `<label class="check"><input type="checkbox" name="kind" value="${kind}"${filters.kinds.includes(kind) ? ' checked' : ''}> ${escapeHtml(LEDGER_KIND_SPECS[kind].label)}</label>`,
       ).join('');
       const next = page.nextBefore
         ? `<a class="btn btn-small" href="/panel/money?${escapeHtml(filterQuery(selected.id, filters, { before: String(page.nextBefore) }))}">Older entries</a>`

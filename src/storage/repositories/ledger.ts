@@ -3,6 +3,7 @@
 // so a balance never moves without its entry. Balances change only through guarded UPDATEs, and
 // every change appends one ledger entry carrying the balance after it.
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { LEDGER_KIND_SPECS, type LedgerKindSpec } from '../../domain/billing/ledger-kinds.js';
 import { type Engine, isUniqueViolation } from '../db.js';
 import { placeholderRow, prepared } from '../prepared.js';
 import type { Database, LedgerEntriesTable, LedgerKind } from '../schema.js';
@@ -313,6 +314,42 @@ export class LedgerRepository {
       if (!after) return undefined;
       await ledger.append(ref, 'adjust', amount, after, null, note);
       return after.balance;
+    });
+  }
+
+  /**
+   * A movement of the available balance alone (a paid top-up, a code, a refund and its reversal), of
+   * the sign ledger-kinds.ts gives `kind`, carrying `reference` (the top-up, code or refund id) in
+   * task_id: UNIQUE(task_id, kind) makes a second one with the same reference a unique violation.
+   * A debit is guarded like a hold. Returns the new balance, or undefined when the key is missing
+   * or deleted, or the balance does not cover a debit.
+   */
+  async moveBalance(
+    ref: KeyRef,
+    kind: LedgerKind,
+    amount: number,
+    reference: string,
+    note: string | null = null,
+  ): Promise<number | undefined> {
+    const spec: LedgerKindSpec = LEDGER_KIND_SPECS[kind];
+    if (spec.held !== 0 || spec.balance === 0)
+      throw new LedgerIntegrityError(`${kind} does not move the available balance alone`);
+    if (!Number.isSafeInteger(amount) || amount <= 0)
+      throw new LedgerIntegrityError(`${kind} amount must be a positive integer, got ${amount}`);
+    const delta = spec.balance * amount;
+    return this.atomically(async (ledger) => {
+      let update = ledger.db
+        .updateTable('api_keys')
+        .set({ balance: sql`balance + ${delta}`, updated_at: ref.now })
+        .where('id', '=', ref.keyId)
+        .where('account_id', '=', ref.accountId);
+      // A refund reversal gives back money the key had: it lands even on a deleted key.
+      if (kind !== 'refund_reversal') update = update.where('deleted_at', 'is', null);
+      if (delta < 0) update = update.where('balance', '>=', amount);
+      const after = await update.returning(['balance', 'held']).executeTakeFirst();
+      if (!after) return undefined;
+      await ledger.append(ref, kind, amount, after, reference, note);
+      return Number(after.balance);
     });
   }
 
