@@ -1,5 +1,6 @@
 // Every setting, parsed and validated once. Invalid settings fail fast with the full list of errors.
 import { resolve } from 'node:path';
+import { type PaymentsConfig, parsePaymentsConfig } from './payments/config.js';
 
 export interface Config {
   host: string;
@@ -51,6 +52,8 @@ export interface Config {
   /** Telegram Login Widget on the panel's sign-in page: the bot's token and its @username. */
   telegramBotToken: string | undefined;
   telegramBotUsername: string | undefined;
+  /** Top-ups by card (YooKassa, Stripe Checkout): payments/config.ts. */
+  payments: PaymentsConfig;
 }
 
 export class ConfigError extends Error {
@@ -222,6 +225,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     production,
     telegramBotToken,
     telegramBotUsername,
+    payments: parsePaymentsConfig(env, problems, { int, bool }),
     ...overrides,
   };
   if (problems.length > 0) throw new ConfigError(problems);

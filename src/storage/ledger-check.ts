@@ -21,6 +21,9 @@ export const LEDGER_RULES = {
   entryKey: 'every ledger entry names an existing key',
   taskKey: 'every task names an existing key of its account',
   chatHold: 'an open chat request has its hold, unsettled',
+  topupCredit: 'a paid top-up has one credit of its amount, an unpaid one none',
+  refundDebit: 'a refund has its debit, and a refused one its reversal',
+  codeCredit: 'a redeemed code has one credit of its amount, an unused one none',
 } as const;
 
 const FINAL = sql`('completed', 'failed')`;
@@ -123,5 +126,42 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerViolation
   );
   for (const row of chatHolds.rows)
     add(LEDGER_RULES.chatHold, `chat ${row.id}`, `amount=${Number(row.amount)}`);
+
+  // Money in (migration 015): each top-up, refund and code against the entries carrying its id.
+  const topups = await sql<{
+    id: string;
+    status: string;
+    amount: number;
+    credited: number | null;
+    n: number;
+  }>`
+    select t.id, t.status, t.amount, sum(e.amount) as credited, count(e.id) as n
+    from topups t left join ledger_entries e on e.task_id = t.id and e.kind = 'topup' and e.key_id = t.key_id
+    group by t.id, t.status, t.amount
+    having (t.status in ('succeeded', 'refunded') and (count(e.id) <> 1 or sum(e.amount) <> t.amount))
+        or (t.status in ('pending', 'canceled') and count(e.id) <> 0)`.execute(db);
+  for (const row of topups.rows)
+    add(
+      LEDGER_RULES.topupCredit,
+      `topup ${row.id}`,
+      `status=${row.status} amount=${Number(row.amount)} credits=${Number(row.n)}`,
+    );
+
+  const refunds = await sql<{ id: string; status: string }>`
+    select r.id, r.status from topup_refunds r
+    where not exists (select 1 from ledger_entries d where d.task_id = r.id and d.kind = 'refund'
+                        and d.amount = r.amount and d.key_id = r.key_id)
+       or (r.status = 'refused') <> exists (select 1 from ledger_entries v where v.task_id = r.id
+                        and v.kind = 'refund_reversal' and v.amount = r.amount)`.execute(db);
+  for (const row of refunds.rows) add(LEDGER_RULES.refundDebit, `refund ${row.id}`, `status=${row.status}`);
+
+  const codes = await sql<{ id: string; redeemed: number | null }>`
+    select c.id, c.redeemed_at as redeemed from topup_codes c
+    where (c.redeemed_at is not null) <> exists (select 1 from ledger_entries e where e.task_id = c.id
+                        and e.kind = 'redeem' and e.amount = c.amount and e.key_id = c.redeemed_key_id)`.execute(
+    db,
+  );
+  for (const row of codes.rows)
+    add(LEDGER_RULES.codeCredit, `code ${row.id}`, `redeemed_at=${row.redeemed ?? 'null'}`);
   return violations;
 }

@@ -16,6 +16,7 @@ import { LedgerRepository } from './repositories/ledger.js';
 import { ModelsRepository } from './repositories/models.js';
 import { SettingsRepository } from './repositories/settings.js';
 import { type TaskRow, TasksRepository } from './repositories/tasks.js';
+import { TopupsRepository } from './repositories/topups.js';
 import { UsageRepository } from './repositories/usage.js';
 import { WebhooksRepository } from './repositories/webhooks.js';
 import type { Database } from './schema.js';
@@ -34,6 +35,8 @@ export class Storage {
   readonly chatHolds: ChatHoldsRepository;
   readonly analytics: AnalyticsRepository;
   readonly chatBilling: ChatBillingRepository;
+  /** Top-ups by card, their refunds, and codes. */
+  readonly topups: TopupsRepository;
 
   /** Transactions that arrive together commit together (group-commit.ts, pg-group-commit.ts). */
   private readonly groupCommit: GroupCommit | PgGroupCommit | undefined;
@@ -65,6 +68,7 @@ export class Storage {
     this.usage = new UsageRepository(db);
     this.chatHolds = new ChatHoldsRepository(db);
     this.analytics = new AnalyticsRepository(db);
+    this.topups = new TopupsRepository(db);
     // Chat billing does not wait for the flush unless asked to (docs/scale-out.md).
     const chatCommits = barrier && relaxed && !chatSyncCommit ? commitsOn(relaxed) : barrier;
     this.chatBilling = new ChatBillingRepository(

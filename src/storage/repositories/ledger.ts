@@ -322,7 +322,7 @@ export class LedgerRepository {
    * the sign ledger-kinds.ts gives `kind`, carrying `reference` (the top-up, code or refund id) in
    * task_id: UNIQUE(task_id, kind) makes a second one with the same reference a unique violation.
    * A debit is guarded like a hold. Returns the new balance, or undefined when the key is missing
-   * or deleted, or the balance does not cover a debit.
+   * or the balance does not cover a debit.
    */
   async moveBalance(
     ref: KeyRef,
@@ -338,13 +338,13 @@ export class LedgerRepository {
       throw new LedgerIntegrityError(`${kind} amount must be a positive integer, got ${amount}`);
     const delta = spec.balance * amount;
     return this.atomically(async (ledger) => {
+      // No deleted_at guard: money paid while its key was being deleted still lands on it (the
+      // operator can refund it), and a debit is bounded by the balance, which a deleted key lacks.
       let update = ledger.db
         .updateTable('api_keys')
         .set({ balance: sql`balance + ${delta}`, updated_at: ref.now })
         .where('id', '=', ref.keyId)
         .where('account_id', '=', ref.accountId);
-      // A refund reversal gives back money the key had: it lands even on a deleted key.
-      if (kind !== 'refund_reversal') update = update.where('deleted_at', 'is', null);
       if (delta < 0) update = update.where('balance', '>=', amount);
       const after = await update.returning(['balance', 'held']).executeTakeFirst();
       if (!after) return undefined;
