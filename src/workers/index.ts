@@ -5,6 +5,7 @@ import { startWorkerHeartbeat } from '../services/status-heartbeat.js';
 import { WorkerHeartbeatsRepository } from '../storage/repositories/worker-heartbeats.js';
 import { runJanitorOnce } from './janitor.js';
 import { startTaskRunner } from './task-runner.js';
+import { startTopupReconcile } from './topup-reconcile.js';
 import { startWebhookSender } from './webhook-sender.js';
 
 export interface RunningWorker {
@@ -47,7 +48,9 @@ export async function startWorkers(
   log: (msg: string, err?: unknown) => void,
   info?: (msg: string, fields: Record<string, unknown>) => void,
 ): Promise<RunningWorker[]> {
+  const reconcile = startTopupReconcile(ctx, log);
   return [
+    ...(reconcile ? [reconcile] : []),
     startTaskRunner(ctx, log, info),
     startLoop(
       'janitor',
