@@ -2,35 +2,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { AppError } from '../../../domain/errors.js';
-import { presentTopup } from '../../../services/payments/topups.js';
-import type { AdminTopupRow, RefundRow, TopupRow } from '../../../storage/repositories/topups.js';
+import type { AdminTopupRow } from '../../../storage/repositories/topups.js';
 import { bodyObject, rejectUnknownFields } from '../../body.js';
+import { presentAdminTopup, presentRefund } from '../../presenters/topups.js';
 import { pageLimit } from '../native/topups.js';
 
 const admin = { config: { access: 'admin' as const }, schema: { tags: ['admin'] } };
 const STATUSES = ['pending', 'succeeded', 'canceled', 'refunded'];
-
-function presentAdminTopup(t: TopupRow & { messaging_id?: number }, messagingId?: number) {
-  return {
-    ...presentTopup(t),
-    key_id: Number(t.key_id),
-    messaging_id: Number(t.messaging_id ?? messagingId),
-    provider_payment_id: t.provider_payment_id,
-    charge: { currency: t.charge_currency, amount_minor: Number(t.charge_minor) },
-    cancel_reason: t.cancel_reason,
-    refunded_at: t.refunded_at === null ? null : new Date(Number(t.refunded_at)).toISOString(),
-  };
-}
-
-function presentRefund(r: RefundRow) {
-  return {
-    id: r.id,
-    status: r.status,
-    amount_rub: Number(r.amount) / 1e6,
-    provider_refund_id: r.provider_refund_id,
-    failure: r.failure,
-  };
-}
 
 export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{
