@@ -41,6 +41,7 @@ const DONE: Record<string, string> = {
   restricted: 'Restrictions saved. The API applies them within a second.',
   deleted: 'Key deleted.',
   transferred: 'Transfer done: both balances are updated.',
+  redeemed: 'Code redeemed: the amount is on the key.',
   redelivered: 'Webhook queued for delivery again.',
 };
 

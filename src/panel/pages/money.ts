@@ -1,6 +1,6 @@
 // The Money page: every key's balance, a transfer between two of the owner's keys, and one key's
-// ledger history (top-ups, holds, captures, releases, adjustments, transfers) with filters, pages and
-// a CSV export. Top-ups stay with the operator.
+// ledger history (every kind of ledger-kinds.ts) with filters, pages and a CSV export; adding funds
+// by card and redeeming codes come from ./topups.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { balanceEffect, isLedgerKind, LEDGER_KIND_SPECS } from '../../domain/billing/ledger-kinds.js';
@@ -27,6 +27,7 @@ import {
 import { csrfField, renderPage } from '../layout.js';
 import { formBody, PANEL_ROUTE, sendHtml } from '../panel-context.js';
 import { doneFlash, idParam, keyLabel, keyOptions, one, ownerActor, PAGES_CSS } from './common.js';
+import { registerTopupPages, topupCards } from './topups.js';
 
 type MoneyQuery = {
   key?: string;
@@ -102,7 +103,7 @@ export function registerMoneyPages(app: FastifyInstance, ctx: AppContext): void 
 <label>Amount, ₽<input name="amount" inputmode="decimal" required placeholder="150.00" value="${escapeHtml(form?.get('amount') ?? '')}"></label>
 <label>Note (optional)<input name="note" maxlength="200" value="${escapeHtml(form?.get('note') ?? '')}"></label>
 <button class="btn btn-primary" type="submit">Transfer</button></form>
-<p class="muted">Only the available balance moves (not what requests in progress hold). Top-ups are made by the operator.</p>`;
+<p class="muted">Only the available balance moves (not what requests in progress hold).</p>`;
 
     let historyHtml = emptyState('No key selected', 'Create a key to see its ledger.');
     if (selected) {
@@ -156,8 +157,9 @@ ${table(
   'No entries match',
 )}<div class="pager">${first}${next}</div>`;
     }
-    const body = `${pageHeader('Money', 'Balances, transfers between your keys, and every ledger entry')}${message}
+    const body = `${pageHeader('Money', 'Balances, adding funds, transfers between your keys, and every ledger entry')}${message}
 ${card('Balances', balances)}
+${await topupCards(ctx, session, keys, selected, form?.has('method') ? form : undefined)}
 ${card('Transfer between your keys', transferForm)}
 ${card(selected ? `Ledger of ${keyLabel(selected)}` : 'Ledger', historyHtml)}`;
     return sendHtml(
@@ -170,6 +172,11 @@ ${card(selected ? `Ledger of ${keyLabel(selected)}` : 'Ledger', historyHtml)}`;
   app.get<{ Querystring: MoneyQuery }>('/panel/money', PANEL_ROUTE, (request, reply) =>
     moneyPage(request, reply, doneFlash(request.query.done)),
   );
+
+  registerTopupPages(app, ctx, (request, reply, keyId, message, status, form) => {
+    (request as FastifyRequest<{ Querystring: MoneyQuery }>).query = { key: String(keyId) };
+    return moneyPage(request as FastifyRequest<{ Querystring: MoneyQuery }>, reply, message, status, form);
+  });
 
   app.post<{ Querystring: MoneyQuery }>('/panel/money/transfer', PANEL_ROUTE, async (request, reply) => {
     const form = formBody(request);

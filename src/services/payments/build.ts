@@ -34,7 +34,7 @@ export function buildPaymentServices(deps: {
     storage,
     clock,
     config: config.payments,
-    publicUrl: config.publicUrl,
+    publicUrl: () => config.publicUrl,
     methods,
     idempotency: deps.idempotency,
     events,

@@ -89,7 +89,8 @@ export class TopupService {
       storage: Storage;
       clock: Clock;
       config: PaymentsConfig;
-      publicUrl: string;
+      /** PUBLIC_URL, read when needed (the default return page is on the panel). */
+      publicUrl: () => string;
       methods: Map<string, PaymentMethod>;
       idempotency: IdempotencyService;
       events?: TopupEvents;
@@ -154,7 +155,7 @@ export class TopupService {
     const id = idem
       ? `tu_${createHash('sha256').update(`${owner.keyId}\n${idem.idemKey}\n${idem.fingerprint}`).digest('hex').slice(0, 32)}`
       : `tu_${randomBytes(16).toString('hex')}`;
-    const returnUrl = returnUrlOf(body.return_url, `${this.deps.publicUrl}/panel/money/topups/${id}`);
+    const returnUrl = returnUrlOf(body.return_url, `${this.deps.publicUrl()}/panel/money/topups/${id}`);
     const charge = method.charge(amountMicro);
 
     let created: { providerPaymentId: string; confirmationUrl: string };
@@ -221,6 +222,28 @@ export class TopupService {
     const topup = await this.deps.storage.topups.byIdForKey(id, owner.keyId, owner.accountId);
     if (!topup) throw new AppError('not_found', 'Top-up not found');
     return topup;
+  }
+
+  /** One of the account's top-ups, for its owner (the panel): another account's is not found. */
+  async getForAccount(accountId: number, id: string): Promise<TopupRow> {
+    const topup = await this.deps.storage.topups.byIdForAccount(id, accountId);
+    if (!topup) throw new AppError('not_found', 'Top-up not found');
+    return topup;
+  }
+
+  /**
+   * Reads a pending top-up back from its provider now (the payer has just returned from the
+   * payment page, usually before the notification): answers it as it is afterwards.
+   */
+  async refresh(topup: TopupRow): Promise<TopupRow> {
+    const method = this.deps.methods.get(topup.method);
+    if (topup.status !== 'pending' || !method || !topup.provider_payment_id) return topup;
+    try {
+      await this.apply(method, await method.readPayment(topup.provider_payment_id), 'return');
+    } catch (error) {
+      this.events.warn?.(`could not read top-up ${topup.id} back`, error);
+    }
+    return (await this.deps.storage.topups.byId(topup.id)) ?? topup;
   }
 
   async list(

@@ -43,6 +43,16 @@ export class TopupsRepository {
       .executeTakeFirst();
   }
 
+  /** One of the account's top-ups, whichever of its keys it credits (the owner panel). */
+  async byIdForAccount(id: string, accountId: number): Promise<TopupRow | undefined> {
+    return this.db
+      .selectFrom('topups')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+  }
+
   async byProviderPaymentId(method: string, providerPaymentId: string): Promise<TopupRow | undefined> {
     return this.db
       .selectFrom('topups')
