@@ -6,6 +6,7 @@
 import type { ErrorCode } from '../../domain/errors.js';
 import { type JsonSchema, ref } from './components.js';
 import type { ErrorExamples } from './errors.js';
+import { PAYMENT_OPERATIONS } from './payment-operations.js';
 
 export interface SuccessDoc {
   status: number;
@@ -227,6 +228,7 @@ const CHAT_ERRORS: ErrorCode[] = [
 ];
 
 export const OPERATIONS: Record<string, OperationDoc> = {
+  ...PAYMENT_OPERATIONS,
   // Catalog
   'GET /public/models': {
     operationId: 'listPublicModels',

@@ -99,9 +99,10 @@ describe.skipIf(!HAVE_BROWSER)('adding funds in a browser', () => {
     ]);
     expect(await balanceRub(h.app, h.key)).toBe(400);
     await page.screenshot({ path: join(SHOTS, 'money-390.png'), fullPage: true });
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
+    const overflow = await page.evaluate(() => {
+      const root = (globalThis as any).document.documentElement;
+      return (root.scrollWidth - root.clientWidth) as number;
+    });
     expect(overflow).toBeLessThanOrEqual(0);
   }, 60_000);
 });
