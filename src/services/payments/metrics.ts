@@ -22,13 +22,13 @@ export function topupEvents(metrics: Metrics, config: Pick<Config, 'logLevel'>):
     registers,
   });
   const credited = new Counter({
-    name: 'gengate_topup_credited_micro_rub_total',
+    name: 'gengate_topup_credited_microrubles_total',
     help: 'Money credited by paid top-ups, micro-rubles, by method',
     labelNames: ['method'],
     registers,
   });
   const refunded = new Counter({
-    name: 'gengate_topup_refunded_micro_rub_total',
+    name: 'gengate_topup_refunded_microrubles_total',
     help: 'Money refunded to payers, micro-rubles, by method',
     labelNames: ['method'],
     registers,

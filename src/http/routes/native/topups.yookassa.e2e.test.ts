@@ -85,6 +85,13 @@ describe.each(ENGINES)('top-ups by YooKassa on %s', (engine) => {
     });
     expect(read.json()).toMatchObject({ id: topup.id, status: 'succeeded', amount_rub: 500 });
     expect(read.json().paid_at).not.toBeNull();
+    const metrics = (await h.app.http.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain('gengate_topups_total{method="yookassa",outcome="created"} 1');
+    expect(metrics).toContain('gengate_topups_total{method="yookassa",outcome="succeeded"} 1');
+    expect(metrics).toContain('gengate_topup_credited_microrubles_total{method="yookassa"} 500000000');
+    expect(metrics).toContain(
+      'gengate_topup_settle_seconds_count{method="yookassa",source="notification"} 1',
+    );
   });
 
   it('acts on the payment read back, never on the notification body', async () => {
