@@ -73,6 +73,10 @@ export async function buildContext(
   await catalog.init();
   const metrics = new Metrics({ queueDepth: () => readQueueDepth(storage.db, clock.now()) });
   const taskServices = await buildTaskServices(config, storage, clock, catalog, metrics);
+  // Without PROVIDERS_FILE there is no account: the gauges stay empty and a scrape reads nothing.
+  metrics.exposeProviderAccounts(async () =>
+    taskServices.taskProviders.config.providers.size > 0 ? taskServices.providerPool.status() : [],
+  );
   const ctx: AppContext = {
     config,
     clock,

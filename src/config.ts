@@ -7,6 +7,8 @@ export interface Config {
   port: number;
   /** A second listener with only GET /metrics and /healthz (the worker role's only one); unset: none. */
   metricsPort: number | undefined;
+  /** Bearer token every GET /metrics must carry (both listeners); unset: see metricsOnApiPort. */
+  metricsToken: string | undefined;
   publicUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
@@ -19,6 +21,13 @@ export interface Config {
   providerCallbacks: boolean;
   providerTimeoutMs: number;
   requeueDelayMs: number;
+  /** How often an account marked down (auth or billing refusal) is re-checked. */
+  providerRecheckMs: number;
+  /** Circuit breaker of each provider account: window, outcomes needed, failure share, cool-down. */
+  providerBreakerWindowMs: number;
+  providerBreakerMinRequests: number;
+  providerBreakerFailurePercent: number;
+  providerBreakerCooldownMs: number;
   webhookTimeoutMs: number;
   webhookRetryDelaysMs: number[];
   webhookAllowPrivate: boolean;
@@ -128,6 +137,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const metricsPort = env.METRICS_PORT ? int('METRICS_PORT', 0, 1) : undefined;
   if (metricsPort !== undefined && (metricsPort > 65535 || metricsPort === port))
     problems.push(`METRICS_PORT must be <= 65535 and differ from PORT, got ${metricsPort}`);
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && (metricsToken.length < 16 || /\s/.test(metricsToken)))
+    problems.push('METRICS_TOKEN must be at least 16 characters long, without spaces');
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
@@ -185,6 +197,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     host,
     port,
     metricsPort,
+    metricsToken,
     publicUrl,
     dataDir: resolve(env.DATA_DIR || './data'),
     databaseUrl,
@@ -196,6 +209,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     providerCallbacks: bool('PROVIDER_CALLBACKS', publicUrl.startsWith('https://')),
     providerTimeoutMs: int('PROVIDER_TIMEOUT_MS', 600_000, 1),
     requeueDelayMs: int('REQUEUE_DELAY_MS', 15_000),
+    providerRecheckMs: int('PROVIDER_RECHECK_MS', 60_000, 1),
+    providerBreakerWindowMs: int('PROVIDER_BREAKER_WINDOW_MS', 60_000, 1),
+    providerBreakerMinRequests: int('PROVIDER_BREAKER_MIN_REQUESTS', 10, 1),
+    providerBreakerFailurePercent: int('PROVIDER_BREAKER_FAILURE_PERCENT', 50, 1),
+    providerBreakerCooldownMs: int('PROVIDER_BREAKER_COOLDOWN_MS', 30_000, 1),
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 1),
     webhookRetryDelaysMs: intList('WEBHOOK_RETRY_DELAYS_MS', [30_000, 600_000]),
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
@@ -228,6 +246,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     payments: parsePaymentsConfig(env, problems, { int, bool }),
     ...overrides,
   };
+  if (config.providerBreakerFailurePercent > 100)
+    problems.push(
+      `PROVIDER_BREAKER_FAILURE_PERCENT must be between 1 and 100, got ${config.providerBreakerFailurePercent}`,
+    );
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

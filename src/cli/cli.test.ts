@@ -229,6 +229,59 @@ describe.concurrent('gengate CLI', { timeout: 240_000 }, () => {
     );
   });
 
+  it('key create and key update set the expiry and the spend cap; a bad value is refused', async () => {
+    const dir = dataDir();
+    expect((await gengate(dir, 'account', 'create', '--messaging-id', '77')).code).toBe(0);
+    const created = await gengate(
+      dir,
+      'key',
+      'create',
+      '--account',
+      '77',
+      '--expires',
+      '2031-05-06T07:08:09Z',
+      '--spend-limit',
+      '250',
+      '--spend-period',
+      'day',
+    );
+    expect(created.code).toBe(0);
+    const { id } = JSON.parse(created.stdout) as { id: number };
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      expires_at: '2031-05-06T07:08:09.000Z',
+      spend_limit_rub: 250,
+      spend_limit_period: 'day',
+    });
+    const updated = await gengate(
+      dir,
+      'key',
+      'update',
+      String(id),
+      '--expires',
+      'none',
+      '--spend-limit',
+      '12.5',
+    );
+    expect(updated.code).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({
+      expires_at: null,
+      spend_limit_rub: 12.5,
+      spend_limit_period: 'day',
+    });
+    const db = database(dir);
+    expect(
+      db.prepare('select expires_at, spend_limit, spend_limit_period from api_keys where id = ?').get(id),
+    ).toEqual({
+      expires_at: null,
+      spend_limit: 12_500_000,
+      spend_limit_period: 'day',
+    });
+    db.close();
+    const bad = await gengate(dir, 'key', 'update', String(id), '--spend-period', 'fortnight');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('spend_limit_period must be one of day, week, month, total');
+  });
+
   it('maintenance on and off', async () => {
     const dir = dataDir();
     const on = await gengate(dir, 'maintenance', 'on');

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import { microToRub } from '../domain/billing/money.js';
 import { AppError } from '../domain/errors.js';
+import { presentKeyLimits } from '../domain/keys/limits.js';
 import { presentDelivery } from '../http/presenters/webhooks.js';
 import { readCatalogFile } from '../services/catalog.js';
 import { demoBanner, seedDemoAccount } from '../services/demo.js';
@@ -22,7 +23,9 @@ const USAGE = `usage: gengate <command>
   account create --messaging-id N [--coefficient X]
   account show N
   key create --account N [--name S] [--models a,b] [--ips cidr,...] [--rate N]
+             [--expires ISO-DATE] [--spend-limit RUB] [--spend-period day|week|month|total]
   key update ID [--models a,b|none] [--ips cidr,...|none] [--rate N|none]
+             [--expires ISO-DATE|none] [--spend-limit RUB|none] [--spend-period day|week|month|total]
   key delete ID
   topup KEY_ID AMOUNT_RUB [--note S]
   adjust KEY_ID AMOUNT_RUB [--note S]     correct a balance (a negative amount debits)
@@ -37,6 +40,19 @@ const USAGE = `usage: gengate <command>
   codes create --amount RUB [--count N] [--expires ISO_DATE]   print new top-up codes (shown once)`;
 
 const cliActor = { actor: 'cli' };
+
+/** --expires, --spend-limit and --spend-period as the API's fields (each read through `read`). */
+function limitFlags(
+  flags: Record<string, string | true>,
+  read: (value: string | true | undefined, parse: (v: string) => unknown) => unknown,
+): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  const asText = (v: string) => v;
+  if (flags.expires !== undefined) fields.expires_at = read(flags.expires, asText);
+  if (flags['spend-limit'] !== undefined) fields.spend_limit_rub = read(flags['spend-limit'], asText);
+  if (flags['spend-period'] !== undefined) fields.spend_limit_period = read(flags['spend-period'], asText);
+  return fields;
+}
 
 /** Returns an exit code, or undefined when the process should keep running (serve). */
 export async function runCli(argv: string[], config: Config): Promise<number | undefined> {
@@ -123,10 +139,16 @@ async function operatorCommand(
           allowed_models: listFlag(flags.models),
           allowed_ip_cidrs: listFlag(flags.ips),
           rate_limit_per_min: flags.rate === undefined ? undefined : Number(flags.rate),
+          ...limitFlags(flags, (value) => value),
         },
         cliActor,
       );
-      print({ id: key.id, key_value: secret, note: 'the full key is shown only now' });
+      print({
+        id: key.id,
+        key_value: secret,
+        ...presentKeyLimits(key, ctx.clock.now()),
+        note: 'the full key is shown only now',
+      });
       return 0;
     }
     case 'key update': {
@@ -137,12 +159,14 @@ async function operatorCommand(
       if (models !== undefined) patch.allowed_models = models;
       if (ips !== undefined) patch.allowed_ip_cidrs = ips;
       if (rate !== undefined) patch.rate_limit_per_min = rate;
+      Object.assign(patch, limitFlags(flags, nullable));
       const key = await ctx.accounts.updateKeyRestrictions(Number(rest[0]), patch, cliActor);
       print({
         id: key.id,
         allowed_models: key.allowed_models,
         allowed_ip_cidrs: key.allowed_ip_cidrs,
         rate_limit_per_min: key.rate_limit_per_min,
+        ...presentKeyLimits(key, ctx.clock.now()),
       });
       return 0;
     }
@@ -226,7 +250,7 @@ async function serve(config: Config, role: string): Promise<void> {
   const metricsServer =
     config.metricsPort === undefined
       ? undefined
-      : await startMetricsServer(ctx.metrics, config.host, config.metricsPort);
+      : await startMetricsServer(ctx.metrics, config.host, config.metricsPort, config.metricsToken);
   if (role !== 'worker') {
     await http.listen({ host: config.host, port: config.port });
     // Seeded only once listening: a start that fails (port taken) must not use up the one showing of the key.

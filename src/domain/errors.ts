@@ -45,6 +45,8 @@ export const ERRORS = {
   /** The HTTP request itself could not be parsed (answered by the server before any route). */
   malformed_request: { status: 400, type: 'invalid_request_error', message: 'The HTTP request is malformed' },
   invalid_api_key: { status: 401, type: 'authentication_error', message: 'Invalid or missing API key' },
+  /** The key's expires_at has passed (the key is otherwise intact: an operator may extend it). */
+  key_expired: { status: 401, type: 'authentication_error', message: 'This API key has expired' },
   invalid_signature: {
     status: 401,
     type: 'authentication_error',
@@ -54,6 +56,12 @@ export const ERRORS = {
     status: 402,
     type: 'insufficient_quota',
     message: 'Balance is below the cost of this request',
+  },
+  /** The hold would take the key's spend in its current period (or in total) past its cap. */
+  spend_limit_reached: {
+    status: 402,
+    type: 'insufficient_quota',
+    message: "This request would exceed the key's spend limit",
   },
   ip_not_allowed: {
     status: 403,

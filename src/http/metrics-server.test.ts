@@ -64,6 +64,30 @@ describe('the scrape listener', () => {
     }
   });
 
+  it('with METRICS_TOKEN wants it as a bearer token on /metrics, and never on /healthz', async () => {
+    const token = 'prometheus-scrape-token-1';
+    const server = await startMetricsServer(new Metrics(), '127.0.0.1', 0, token);
+    try {
+      const base = `http://127.0.0.1:${server.port}`;
+      for (const headers of [
+        {} as Record<string, string>,
+        { authorization: 'Bearer wrong-token-0123456789' },
+        { authorization: token },
+      ]) {
+        const res = await fetch(`${base}/metrics`, { headers });
+        expect(res.status).toBe(401);
+        expect(res.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
+        expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: 'invalid_api_key' });
+      }
+      const ok = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toContain('# TYPE');
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('METRICS_PORT is optional, a port, and not PORT', () => {
     expect(loadConfig({}).metricsPort).toBeUndefined();
     expect(loadConfig({ METRICS_PORT: '9464' }).metricsPort).toBe(9464);

@@ -2,6 +2,7 @@
 // random 128-bit ids plus an extension, so a URL cannot be guessed and the type is in the name.
 import { randomBytes } from 'node:crypto';
 import { type Readable, Transform } from 'node:stream';
+import { ownEntry } from '../domain/own-entry.js';
 
 export interface StoredObject {
   name: string;
@@ -52,17 +53,17 @@ const NAME = /^[A-Za-z0-9_-]{22}\.([a-z0-9]{2,5})$/;
 
 export function normalizeContentType(contentType: string | undefined): string {
   const base = (contentType ?? '').split(';')[0].trim().toLowerCase();
-  return EXTENSIONS[base] ? base : 'application/octet-stream';
+  return ownEntry(EXTENSIONS, base) ? base : 'application/octet-stream';
 }
 
 export function newObjectName(contentType: string): string {
-  return `${randomBytes(16).toString('base64url')}.${EXTENSIONS[normalizeContentType(contentType)]}`;
+  return `${randomBytes(16).toString('base64url')}.${ownEntry(EXTENSIONS, normalizeContentType(contentType))}`;
 }
 
 /** The content type of a valid object name, or undefined for anything that is not one of ours. */
 export function contentTypeOfName(name: string): string | undefined {
   const match = NAME.exec(name);
-  return match ? TYPES[match[1]] : undefined;
+  return match ? ownEntry(TYPES, match[1]) : undefined;
 }
 
 /** Counts bytes through a stream and fails it once they exceed the cap. */

@@ -23,6 +23,7 @@ import {
   sendHtml,
   setCookie,
 } from './panel-context.js';
+import { secondFactorLocked, wrongCodeMessage } from './second-factor-messages.js';
 import { telegramWidget } from './telegram.js';
 
 export interface AuthDeps {
@@ -145,11 +146,19 @@ export function registerAuthPages(app: FastifyInstance, ctx: AppContext, deps: A
       return signInPage(ctx, flash('info', 'Your sign-in expired: start again.'))(request, reply);
     }
     await guard.attempt(request.ip, pending.accountId);
-    const used = await twoFactor.verifySignInCode(pending.accountId, formBody(request).get('code') ?? '');
-    if (!used) {
-      await guard.failed(request.ip, pending.accountId, 'code_invalid');
-      return sendHtml(reply, 401, codePage(flash('error', 'That code is not right. Try the current one.')));
+    const checked = await twoFactor.verifySignInCode(pending.accountId, formBody(request).get('code') ?? '', {
+      actor: 'owner',
+      ip: request.ip,
+    });
+    if (checked.outcome === 'locked') throw secondFactorLocked(checked.lockedUntil, ctx.clock.now());
+    if (checked.outcome === 'rejected') {
+      return sendHtml(
+        reply,
+        401,
+        codePage(flash('error', wrongCodeMessage(checked, ctx.clock.now(), 'Try the current one.'))),
+      );
     }
+    const used = checked.value;
     // Spent once: two tabs racing with one code cannot both open a session.
     if ((await sessions.spendSecondFactor(token)) === undefined) {
       return signInPage(ctx, flash('info', 'Your sign-in expired: start again.'))(request, reply);

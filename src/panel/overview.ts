@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { maskApiKey } from '../domain/keys/api-key.js';
+import { ownEntry } from '../domain/own-entry.js';
 import {
   badge,
   card,
@@ -55,7 +56,7 @@ export function registerOverviewPage(app: FastifyInstance, ctx: AppContext): voi
     const taskRows = tasks.map((t) => [
       `<code>${escapeHtml(t.id)}</code>`,
       escapeHtml(t.model_id),
-      badge(t.status, STATUS_TONE[t.status] ?? 'muted'),
+      badge(t.status, ownEntry(STATUS_TONE, t.status) ?? 'muted'),
       escapeHtml(nameOf.get(Number(t.key_id)) ?? `key ${t.key_id}`),
       formatTime(Number(t.created_at)),
     ]);

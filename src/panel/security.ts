@@ -4,10 +4,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import qrcode from 'qrcode-generator';
 import type { AppContext } from '../context.js';
 import { otpauthUri } from '../domain/panel/totp.js';
+import type { CodeCheck, SecondFactorLockState } from '../services/panel-second-factor-limit.js';
 import type { AuthDeps } from './auth.js';
 import { badge, card, escapeHtml, flash, pageHeader } from './html.js';
 import { csrfField, renderPage } from './layout.js';
 import { formBody, PANEL_ROUTE, readCookie, SESSION_COOKIE, sendHtml, setCookie } from './panel-context.js';
+import { lockEnd, lockedMessage, wrongCodeMessage } from './second-factor-messages.js';
 
 const ISSUER = 'gengate';
 
@@ -31,6 +33,21 @@ function recoveryCodesCard(codes: string[]): string {
   );
 }
 
+/** The lock-out, or the wrong codes so far, so the owner sees someone guessing. */
+function lockHtml(lock: SecondFactorLockState, now: number): string {
+  if (lock.lockedUntil !== undefined) {
+    const refusedText =
+      lock.refused > 0
+        ? ` ${lock.refused} attempt${lock.refused === 1 ? ' was' : 's were'} refused since.`
+        : '';
+    return `<div class="flash flash-error" role="alert" data-2fa-locked>${badge('Locked', 'warn')} Code checks are locked until ${escapeHtml(lockEnd(lock.lockedUntil, now))} after too many wrong codes.${escapeHtml(refusedText)} If it was not you, sign out everywhere below; the audit log lists every attempt.</div>`;
+  }
+  if (lock.failures > 0) {
+    return `<p class="muted" data-2fa-failures>${lock.failures} wrong code${lock.failures === 1 ? '' : 's'} since the last right one: ${lock.attemptsLeft} more and code checks lock.</p>`;
+  }
+  return '';
+}
+
 export function registerSecurityPages(app: FastifyInstance, ctx: AppContext, deps: AuthDeps): void {
   const { twoFactor, sessions } = deps;
   const actor = (request: FastifyRequest) => ({ actor: 'owner', ip: request.ip });
@@ -38,6 +55,7 @@ export function registerSecurityPages(app: FastifyInstance, ctx: AppContext, dep
   async function show(request: FastifyRequest, reply: FastifyReply, message = '', extra = '', status = 200) {
     const session = request.panel;
     const state = await twoFactor.status(session.accountId);
+    const lock = await twoFactor.limit.state(session.accountId);
     let twoFactorHtml: string;
     if (state.enabled) {
       twoFactorHtml = `<p>${badge('On', 'ok')} Signing in asks for a code from your authenticator app.
@@ -61,7 +79,7 @@ ${state.recoveryCodesLeft} recovery code${state.recoveryCodesLeft === 1 ? '' : '
 <form method="post" action="/panel/security/2fa/setup">${csrfField(session)}<button class="btn btn-primary" type="submit">Set up two-factor authentication</button></form>`;
     }
     const body = `${pageHeader('Security', 'How you sign in to this panel')}${message}${extra}
-${card('Two-factor authentication', twoFactorHtml)}
+${card('Two-factor authentication', lockHtml(lock, ctx.clock.now()) + twoFactorHtml)}
 ${card(
   'Sessions',
   `<p>Signed in somewhere you no longer use? End every session of this account, this one included.</p>
@@ -78,37 +96,47 @@ ${card(
     return reply.redirect('/panel/security', 303);
   });
 
+  /** A refused code: 429 while locked, else 422 with the attempts left (the lock when this one set it). */
+  function refused(request: FastifyRequest, reply: FastifyReply, checked: CodeCheck<unknown>, hint = '') {
+    const now = ctx.clock.now();
+    if (checked.outcome === 'locked') {
+      reply.header('Retry-After', String(Math.max(1, Math.ceil((checked.lockedUntil - now) / 1000))));
+      return show(request, reply, flash('error', lockedMessage(checked.lockedUntil, now)), '', 429);
+    }
+    if (checked.outcome !== 'rejected') throw new Error('an accepted code is not a refusal');
+    return show(request, reply, flash('error', wrongCodeMessage(checked, now, hint)), '', 422);
+  }
+
   app.post('/panel/security/2fa/confirm', PANEL_ROUTE, async (request, reply) => {
     const code = formBody(request).get('code') ?? '';
-    const codes = await twoFactor.confirmSetup(request.panel.accountId, code, actor(request));
-    if (!codes)
-      return show(
-        request,
-        reply,
-        flash('error', 'That code is not right. Type the code your app shows now.'),
-        '',
-        422,
-      );
-    return show(request, reply, flash('ok', 'Two-factor authentication is on.'), recoveryCodesCard(codes));
+    const checked = await twoFactor.confirmSetup(request.panel.accountId, code, actor(request));
+    if (checked.outcome !== 'accepted')
+      return refused(request, reply, checked, 'Type the code your app shows now.');
+    return show(
+      request,
+      reply,
+      flash('ok', 'Two-factor authentication is on.'),
+      recoveryCodesCard(checked.value),
+    );
   });
 
   app.post('/panel/security/2fa/recovery-codes', PANEL_ROUTE, async (request, reply) => {
     const code = formBody(request).get('code') ?? '';
-    const codes = await twoFactor.regenerateRecoveryCodes(request.panel.accountId, code, actor(request));
-    if (!codes) return show(request, reply, flash('error', 'That code is not right.'), '', 422);
+    const checked = await twoFactor.regenerateRecoveryCodes(request.panel.accountId, code, actor(request));
+    if (checked.outcome !== 'accepted')
+      return refused(request, reply, checked, 'Type the code your app shows now.');
     return show(
       request,
       reply,
       flash('ok', 'New recovery codes made; the old ones no longer work.'),
-      recoveryCodesCard(codes),
+      recoveryCodesCard(checked.value),
     );
   });
 
   app.post('/panel/security/2fa/disable', PANEL_ROUTE, async (request, reply) => {
     const code = formBody(request).get('code') ?? '';
-    if (!(await twoFactor.disable(request.panel.accountId, code, actor(request)))) {
-      return show(request, reply, flash('error', 'That code is not right.'), '', 422);
-    }
+    const checked = await twoFactor.disable(request.panel.accountId, code, actor(request));
+    if (checked.outcome !== 'accepted') return refused(request, reply, checked);
     return show(request, reply, flash('ok', 'Two-factor authentication is off.'));
   });
 

@@ -76,6 +76,47 @@ describe('parseProvidersConfig', () => {
     ]);
   });
 
+  it('reads accounts with max_concurrency and route entries with weight', () => {
+    const config = parseProvidersConfig(
+      [
+        'providers:',
+        '  fal-a: {type: fal, base_url: "https://queue.fal.run", api_key: k1, max_concurrency: 4}',
+        '  fal-b: {type: fal, base_url: "https://queue.fal.run", api_key: k2}',
+        'routes:',
+        '  kling-2-1:',
+        '    - {provider: fal-a, weight: 3}',
+        '    - {provider: fal-b, weight: 1.5}',
+      ].join('\n'),
+    );
+    expect(config.providers.get('fal-a')).toMatchObject({ maxConcurrency: 4, options: {} });
+    expect(config.providers.get('fal-b')?.maxConcurrency).toBeUndefined();
+    expect(config.routes.get('kling-2-1')).toEqual([
+      { provider: 'fal-a', model: 'kling-2-1', weight: 3 },
+      { provider: 'fal-b', model: 'kling-2-1', weight: 1.5 },
+    ]);
+    expect(
+      problemsOf(
+        JSON.stringify({
+          providers: {
+            a: { type: 'fal', base_url: 'https://q', api_key: 'k', max_concurrency: 0 },
+            b: { type: 'fal', base_url: 'https://q', api_key: 'k', max_concurrency: '5' },
+          },
+          routes: {
+            'kling-2-1': [
+              { provider: 'a', weight: 0 },
+              { provider: 'b', weight: 'heavy' },
+            ],
+          },
+        }),
+      ),
+    ).toEqual([
+      'providers.a.max_concurrency must be a positive integer',
+      'providers.b.max_concurrency must be a positive integer',
+      'routes.kling-2-1[0].weight must be a positive number',
+      'routes.kling-2-1[1].weight must be a positive number',
+    ]);
+  });
+
   it('refuses a file that is not JSON or YAML, or not an object', () => {
     expect(problemsOf('{ not json')[0]).toMatch(/^the file is not valid JSON or YAML/);
     expect(problemsOf('- a\n- b')).toEqual(['the file must be an object with providers and routes']);

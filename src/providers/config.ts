@@ -1,6 +1,8 @@
 // PROVIDERS_FILE: upstream credentials and model routes. Without it, every model routes to the
 // simulator. `env:NAME` reads a secret from the environment. A route is one object or a list tried
-// in order (fallback). Every problem of the file is collected and reported at once.
+// in order (fallback); consecutive list entries that give a `weight` form one group that shares
+// traffic by weight. A provider is one upstream account: it may cap its jobs in flight with
+// `max_concurrency`. Every problem of the file is collected and reported at once.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type YAML from 'yaml';
@@ -27,11 +29,15 @@ export interface ProviderSettings {
    * settings such as Kling's `access_key` and `secret_key` or Replicate's `webhook_secret`.
    */
   options: Record<string, unknown>;
+  /** Jobs in flight at this account, across every worker process; undefined: no cap. */
+  maxConcurrency?: number;
 }
 
 export interface RouteSettings {
   provider: string;
   model: string;
+  /** Share of traffic within its group of consecutive weighted entries; undefined: plain fallback. */
+  weight?: number;
 }
 
 export interface ProvidersConfig {
@@ -97,7 +103,17 @@ export function parseProvidersConfig(
       problems.push(`providers.${name}.type must be one of ${PROVIDER_TYPES.join(', ')}`);
       continue;
     }
-    const { type, base_url, api_key, ...rest } = resolveSecrets(`providers.${name}`, raw, env, problems);
+    const { type, base_url, api_key, max_concurrency, ...rest } = resolveSecrets(
+      `providers.${name}`,
+      raw,
+      env,
+      problems,
+    );
+    if (
+      max_concurrency !== undefined &&
+      (typeof max_concurrency !== 'number' || !Number.isInteger(max_concurrency) || max_concurrency < 1)
+    )
+      problems.push(`providers.${name}.max_concurrency must be a positive integer`);
     if (type !== 'simulator' && (typeof base_url !== 'string' || !/^https?:\/\//.test(base_url)))
       problems.push(`providers.${name}.base_url is required: an http(s) URL`);
     if (api_key !== undefined && typeof api_key !== 'string')
@@ -108,6 +124,7 @@ export function parseProvidersConfig(
       baseUrl: String(base_url ?? '').replace(/\/+$/, ''),
       apiKey: typeof api_key === 'string' ? api_key : undefined,
       options: rest,
+      ...(typeof max_concurrency === 'number' ? { maxConcurrency: max_concurrency } : {}),
     });
   }
   const routes = new Map<string, RouteSettings[]>();
@@ -129,9 +146,13 @@ export function parseProvidersConfig(
       }
       if (entry.model !== undefined && typeof entry.model !== 'string')
         problems.push(`${where}.model must be a string`);
+      const weight = entry.weight;
+      if (weight !== undefined && (typeof weight !== 'number' || !Number.isFinite(weight) || weight <= 0))
+        problems.push(`${where}.weight must be a positive number`);
       parsed.push({
         provider: entry.provider,
         model: typeof entry.model === 'string' ? entry.model : modelId,
+        ...(typeof weight === 'number' && weight > 0 ? { weight } : {}),
       });
     });
     routes.set(modelId, parsed);

@@ -15,6 +15,8 @@ export interface ResolvedRoute {
   /** The provider name stored with the task (a PROVIDERS_FILE provider, or "simulator"). */
   providerName: string;
   upstreamModel: string;
+  /** PROVIDERS_FILE's weight of the entry (consecutive weighted entries share traffic). */
+  weight?: number;
 }
 
 export type TaskProviderFactory = (settings: ProviderSettings) => TaskProvider;
@@ -53,7 +55,11 @@ export class TaskProviderRegistry {
   routesOr(modelId: string, fallback: ResolvedRoute): ResolvedRoute[] {
     const configured = this.config.routes.get(modelId);
     if (!configured || configured.length === 0) return [fallback];
-    return configured.map((route) => ({ providerName: route.provider, upstreamModel: route.model }));
+    return configured.map((route) => ({
+      providerName: route.provider,
+      upstreamModel: route.model,
+      ...(route.weight !== undefined ? { weight: route.weight } : {}),
+    }));
   }
 
   /** The first route of a model at task creation; 502 when it cannot run tasks. */

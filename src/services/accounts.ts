@@ -4,11 +4,12 @@ import { coefficientToPpm, rubToMicro } from '../domain/billing/money.js';
 import { isInternalModelId } from '../domain/catalog/model.js';
 import { AppError } from '../domain/errors.js';
 import { displayParts, generateApiKey, hashApiKey } from '../domain/keys/api-key.js';
+import { parseKeyLimits } from '../domain/keys/limits.js';
 import { parseAllowedIpCidrs, parseAllowedModels, parseRateLimit } from '../domain/keys/restrictions.js';
 import { generateWebhookSecret } from '../domain/webhooks/secret.js';
 import { isUniqueViolation } from '../storage/db.js';
 import type { AccountRow } from '../storage/repositories/accounts.js';
-import type { ApiKeyRow } from '../storage/repositories/keys.js';
+import type { ApiKeyRow, KeyPatch } from '../storage/repositories/keys.js';
 import type { Storage } from '../storage/storage.js';
 import type { Clock } from './clock.js';
 
@@ -110,6 +111,9 @@ export class AccountsService {
       allowed_models?: unknown;
       allowed_ip_cidrs?: unknown;
       rate_limit_per_min?: unknown;
+      expires_at?: unknown;
+      spend_limit_rub?: unknown;
+      spend_limit_period?: unknown;
     },
     by: Actor,
   ): Promise<{ key: ApiKeyRow; secret: string }> {
@@ -127,6 +131,7 @@ export class AccountsService {
       input.allowed_ip_cidrs === undefined ? null : parseAllowedIpCidrs(input.allowed_ip_cidrs);
     const rateLimitPerMin =
       input.rate_limit_per_min === undefined ? null : parseRateLimit(input.rate_limit_per_min);
+    const limits = parseKeyLimits(input);
     const secret = generateApiKey();
     const { prefix, last4 } = displayParts(secret);
     const now = this.clock.now();
@@ -140,6 +145,7 @@ export class AccountsService {
         allowedModels,
         allowedIpCidrs,
         rateLimitPerMin,
+        limits,
         now,
       });
       await tx.audit.append({
@@ -160,14 +166,17 @@ export class AccountsService {
     by: Actor,
     ownerAccountId?: number,
   ): Promise<ApiKeyRow> {
-    const allowed = ['allowed_models', 'allowed_ip_cidrs', 'rate_limit_per_min'];
+    const allowed = [
+      'allowed_models',
+      'allowed_ip_cidrs',
+      'rate_limit_per_min',
+      'expires_at',
+      'spend_limit_rub',
+      'spend_limit_period',
+    ];
     const unknown = Object.keys(patch).filter((field) => !allowed.includes(field));
     if (unknown.length > 0) throw new AppError('unknown_field', `unknown field: ${unknown[0]}`, unknown[0]);
-    const update: {
-      allowed_models?: string | null;
-      allowed_ip_cidrs?: string | null;
-      rate_limit_per_min?: number | null;
-    } = {};
+    const update: KeyPatch = {};
     if ('allowed_models' in patch) {
       const value = parseAllowedModels(patch.allowed_models);
       await this.checkKnownModels(value);
@@ -181,7 +190,16 @@ export class AccountsService {
     const now = this.clock.now();
     const key = await this.storage.transaction(async (tx) => {
       const existing = await this.findKey(tx, keyId, ownerAccountId);
-      const updated = await tx.keys.updateRestrictions(existing.id, update, now);
+      const limits = parseKeyLimits(patch, existing);
+      // A new period counts afresh from now; a new amount keeps counting the current period.
+      const newPeriod =
+        limits.spend_limit_period !== undefined && limits.spend_limit_period !== existing.spend_limit_period;
+      const counter = newPeriod ? { spend_in_period: 0, spend_since: now } : {};
+      const updated = await tx.keys.updateRestrictions(
+        existing.id,
+        { ...update, ...limits, ...counter },
+        now,
+      );
       if (!updated) throw new AppError('not_found', 'Key not found');
       await tx.audit.append({
         accountId: updated.account_id,

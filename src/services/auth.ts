@@ -16,6 +16,8 @@ export interface AuthenticatedKey {
   allowedModels: string[] | null;
   allowedIpCidrs: string[] | null;
   rateLimitPerMin: number | null;
+  /** Epoch ms from which the key answers 401 key_expired; null: never. */
+  expiresAt: number | null;
 }
 
 interface CacheEntry {
@@ -60,6 +62,8 @@ export class AuthService {
       }
     }
     if (!key) throw new AppError('invalid_api_key');
+    // Checked on every request, cached or not: a key expires on time whatever the cache holds.
+    if (key.expiresAt !== null && now >= key.expiresAt) throw new AppError('key_expired');
     return key;
   }
 
@@ -92,6 +96,7 @@ export class AuthService {
       allowedModels: row.allowed_models ? JSON.parse(row.allowed_models) : null,
       allowedIpCidrs: row.allowed_ip_cidrs ? JSON.parse(row.allowed_ip_cidrs) : null,
       rateLimitPerMin: row.rate_limit_per_min,
+      expiresAt: row.expires_at === null ? null : Number(row.expires_at),
     };
   }
 

@@ -321,6 +321,61 @@ export class Metrics {
     });
   }
 
+  // ---- provider accounts ------------------------------------------------------------------------
+
+  /**
+   * The state and jobs in flight of each PROVIDERS_FILE account, read from the database (the same
+   * for every process) at most once per `cacheMs`; an unreadable database leaves the gauges absent.
+   */
+  exposeProviderAccounts(
+    read: () => Promise<Array<{ name: string; state: string; in_flight: number }>>,
+    cacheMs = 5_000,
+    now: () => number = Date.now,
+  ): void {
+    let readAt = Number.NEGATIVE_INFINITY;
+    let last: Array<{ name: string; state: string; in_flight: number }> | undefined;
+    let reading: Promise<typeof last> | undefined;
+    const current = async () => {
+      if (now() - readAt < cacheMs) return last;
+      reading ??= read()
+        .then(
+          (rows) => rows,
+          () => undefined,
+        )
+        .then((rows) => {
+          last = rows;
+          readAt = now();
+          reading = undefined;
+          return rows;
+        });
+      return reading;
+    };
+    const stateGauge = new Gauge({
+      name: 'gengate_provider_account_state',
+      help: 'Health of each provider account: 1 for its current state (up, cooling: breaker open or probing, down: auth or billing refused), 0 for the others (read from the database)',
+      labelNames: ['provider', 'state'] as const,
+      registers: this.registers,
+      async collect() {
+        const rows = await current();
+        stateGauge.reset();
+        for (const row of rows ?? [])
+          for (const state of ['up', 'cooling', 'down'])
+            stateGauge.set({ provider: row.name, state }, row.state === state ? 1 : 0);
+      },
+    });
+    const inFlightGauge = new Gauge({
+      name: 'gengate_provider_in_flight',
+      help: 'Jobs in flight at each provider account, across every worker process (read from the database)',
+      labelNames: ['provider'] as const,
+      registers: this.registers,
+      async collect() {
+        const rows = await current();
+        inFlightGauge.reset();
+        for (const row of rows ?? []) inFlightGauge.set({ provider: row.name }, row.in_flight);
+      },
+    });
+  }
+
   /** The Prometheus text exposition. */
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };

@@ -1,6 +1,7 @@
 // The owner's audit log as the panel shows it: the last 90 days of one account, filtered by action,
 // key and date range, paged newest first by id, with details in words (rubles, key names).
 import { microToRub } from '../domain/billing/money.js';
+import { ownEntry } from '../domain/own-entry.js';
 import type { AuditRow } from '../storage/repositories/audit.js';
 import type { Storage } from '../storage/storage.js';
 import type { Clock } from './clock.js';
@@ -40,11 +41,14 @@ const ACTION_LABELS: Record<string, string> = {
   'panel.2fa_enabled': 'Two-factor authentication on',
   'panel.2fa_disabled': 'Two-factor authentication off',
   'panel.recovery_codes_regenerated': 'New recovery codes',
+  'panel.2fa_code_accepted': 'Two-factor code accepted',
+  'panel.2fa_code_rejected': 'Wrong two-factor code',
+  'panel.2fa_locked': 'Two-factor code checks locked',
   'panel.signed_out_everywhere': 'Signed out everywhere',
 };
 
 export function actionLabel(action: string): string {
-  return ACTION_LABELS[action] ?? action;
+  return ownEntry(ACTION_LABELS, action) ?? action;
 }
 
 const FIELD_LABELS: Record<string, string> = {
@@ -55,6 +59,9 @@ const FIELD_LABELS: Record<string, string> = {
   second_factor: 'second factor',
   delivery_id: 'delivery',
   task_id: 'task',
+  step: 'step',
+  attempts_left: 'attempts left',
+  until: 'locked until',
 };
 
 /** "key_id" → a key's name; "*_micro" → rubles; lists joined; null → "none". */
@@ -78,7 +85,7 @@ export function describeDetails(details: string | null, keyNames: Map<number, st
     } else if (name === 'prefix') {
       // The key's public prefix: the name above says more.
     } else {
-      const label = FIELD_LABELS[name] ?? name.replace(/_/g, ' ');
+      const label = ownEntry(FIELD_LABELS, name) ?? name.replace(/_/g, ' ');
       const text = raw === null ? 'none' : Array.isArray(raw) ? raw.join(', ') || 'none' : String(raw);
       parts.push(`${label}: ${text}`);
     }

@@ -1,7 +1,8 @@
 // Sign-in attempts of the panel: counted per client address and per account over the rate
 // limiter's one-minute windows (shared across processes through Redis when configured), and failed
-// attempts written to the audit log. A TOTP guess also needs a first factor (a link or Telegram),
-// so five tries a minute per account leaves a six-digit code out of reach.
+// attempts written to the audit log. A TOTP guess also needs a first factor (a link or Telegram);
+// the code itself is checked within the account's SecondFactorLimit, shared with every other step
+// that checks a code, which also writes its audit rows.
 import { AppError } from '../domain/errors.js';
 import type { Storage } from '../storage/storage.js';
 import type { Clock } from './clock.js';
@@ -10,7 +11,7 @@ import type { RateLimiter } from './rate-limit.js';
 export const SIGN_IN_ATTEMPTS_PER_IP_PER_MIN = 20;
 export const SIGN_IN_ATTEMPTS_PER_ACCOUNT_PER_MIN = 5;
 
-export type SignInFailure = 'link_invalid' | 'code_invalid' | 'telegram_invalid' | 'telegram_unknown_account';
+export type SignInFailure = 'link_invalid' | 'telegram_invalid' | 'telegram_unknown_account';
 
 export class PanelSignInGuard {
   constructor(

@@ -1,5 +1,6 @@
 // Two-factor authentication of the panel: a TOTP secret the owner scans, confirmed with a code
-// before it counts; ten recovery codes shown once and stored as hashes; each code works once.
+// before it counts; ten recovery codes shown once and stored as hashes; each code works once. Every
+// code check goes through the account's one SecondFactorLimit (attempts, lock-out, audit rows).
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { base32Decode, base32Encode, matchTotp } from '../domain/panel/totp.js';
@@ -7,6 +8,7 @@ import type { Database } from '../storage/schema.js';
 import type { Storage } from '../storage/storage.js';
 import type { Actor } from './accounts.js';
 import type { Clock } from './clock.js';
+import { type CodeCheck, SecondFactorLimit } from './panel-second-factor-limit.js';
 
 type PanelAuthTables = {
   panel_totp: {
@@ -50,10 +52,14 @@ export interface TwoFactorStatus {
 }
 
 export class PanelTwoFactor {
+  readonly limit: SecondFactorLimit;
+
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.limit = new SecondFactorLimit(storage, clock);
+  }
 
   private db(storage = this.storage): Kysely<Database & PanelAuthTables> {
     return storage.db.withTables<PanelAuthTables>();
@@ -107,8 +113,12 @@ export class PanelTwoFactor {
     return secret;
   }
 
-  /** Turns 2FA on when `code` matches the pending secret; returns the recovery codes (shown once). */
-  async confirmSetup(accountId: number, code: string, by: Actor): Promise<string[] | undefined> {
+  /** Turns 2FA on when `code` matches the pending secret; accepted with the recovery codes (shown once). */
+  confirmSetup(accountId: number, code: string, by: Actor): Promise<CodeCheck<string[]>> {
+    return this.limit.check(accountId, 'enable', by, () => this.enableWith(accountId, code, by));
+  }
+
+  private enableWith(accountId: number, code: string, by: Actor): Promise<string[] | undefined> {
     const now = this.clock.now();
     return this.storage.transaction(async (tx) => {
       const row = await this.db(tx)
@@ -133,28 +143,45 @@ export class PanelTwoFactor {
     });
   }
 
-  /** Turns 2FA off, given a current code or a recovery code. */
-  async disable(accountId: number, code: string, by: Actor): Promise<boolean> {
-    const used = await this.verifySignInCode(accountId, code);
-    if (!used) return false;
+  /** Turns 2FA off, given a current code or a recovery code; accepted with the kind used. */
+  async disable(accountId: number, code: string, by: Actor): Promise<CodeCheck<SecondFactorUsed>> {
+    const checked = await this.limit.check(accountId, 'disable', by, () =>
+      this.spendCode(accountId, code, 'any'),
+    );
+    if (checked.outcome !== 'accepted') return checked;
     const now = this.clock.now();
     await this.storage.transaction(async (tx) => {
       await this.db(tx).deleteFrom('panel_totp').where('account_id', '=', accountId).execute();
       await this.db(tx).deleteFrom('panel_recovery_codes').where('account_id', '=', accountId).execute();
-      await tx.audit.append({ accountId, ...by, action: 'panel.2fa_disabled', details: { with: used }, now });
+      await tx.audit.append({
+        accountId,
+        ...by,
+        action: 'panel.2fa_disabled',
+        details: { with: checked.value },
+        now,
+      });
     });
-    return true;
+    return checked;
   }
 
-  /** New recovery codes (the old ones stop working), given a current code. */
-  async regenerateRecoveryCodes(accountId: number, code: string, by: Actor): Promise<string[] | undefined> {
-    if ((await this.verifySignInCode(accountId, code)) !== 'totp') return undefined;
+  /** New recovery codes (the old ones stop working), given a current app code (not a recovery code). */
+  async regenerateRecoveryCodes(accountId: number, code: string, by: Actor): Promise<CodeCheck<string[]>> {
+    const checked = await this.limit.check(accountId, 'recovery_codes', by, () =>
+      this.spendCode(accountId, code, 'totp'),
+    );
+    if (checked.outcome !== 'accepted') return checked;
     const now = this.clock.now();
-    return this.storage.transaction(async (tx) => {
-      const codes = await this.replaceRecoveryCodes(tx, accountId, now);
+    const codes = await this.storage.transaction(async (tx) => {
+      const fresh = await this.replaceRecoveryCodes(tx, accountId, now);
       await tx.audit.append({ accountId, ...by, action: 'panel.recovery_codes_regenerated', now });
-      return codes;
+      return fresh;
     });
+    return { outcome: 'accepted', value: codes };
+  }
+
+  /** The code step of signing in: a current code or a recovery code, within the account's limit. */
+  verifySignInCode(accountId: number, code: string, by: Actor): Promise<CodeCheck<SecondFactorUsed>> {
+    return this.limit.check(accountId, 'sign_in', by, () => this.spendCode(accountId, code, 'any'));
   }
 
   private async replaceRecoveryCodes(tx: Storage, accountId: number, now: number): Promise<string[]> {
@@ -175,10 +202,15 @@ export class PanelTwoFactor {
   }
 
   /**
-   * Checks a sign-in code: a TOTP code of a step after the last one accepted, or an unused recovery
-   * code. Either is spent by this call (a replayed code fails). Which kind matched, or undefined.
+   * Checks a code: a TOTP code of a step after the last one accepted, or (`kinds` 'any') an unused
+   * recovery code. Either is spent by this call (a replayed code fails). Which kind matched, or
+   * undefined. Only through `limit.check`: a code is never checked outside the account's limit.
    */
-  async verifySignInCode(accountId: number, code: string): Promise<SecondFactorUsed | undefined> {
+  private async spendCode(
+    accountId: number,
+    code: string,
+    kinds: 'totp' | 'any',
+  ): Promise<SecondFactorUsed | undefined> {
     const text = code.trim();
     if (text.length === 0 || text.length > 32) return undefined;
     const row = await this.db()
@@ -199,6 +231,7 @@ export class PanelTwoFactor {
         .executeTakeFirst();
       return Number(taken.numUpdatedRows) === 1 ? 'totp' : undefined;
     }
+    if (kinds === 'totp') return undefined;
     const spent = await this.db()
       .updateTable('panel_recovery_codes')
       .set({ used_at: this.clock.now() })

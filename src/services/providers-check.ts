@@ -23,32 +23,50 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 export async function checkProviders(registry: TaskProviderRegistry): Promise<ProviderCheckRow[]> {
-  return Promise.all(
-    registry.configured().map(async ({ settings, provider }): Promise<ProviderCheckRow> => {
-      const row = { provider: settings.name, type: settings.type };
-      if (!provider?.check)
-        return { ...row, reachable: null, authOk: null, latencyMs: null, detail: 'no check for this type' };
-      const started = performance.now();
-      try {
-        const result = await withTimeout(provider.check(), CHECK_TIMEOUT_MS);
-        return {
-          ...row,
-          reachable: result.reachable,
-          authOk: result.authOk,
-          latencyMs: Math.round(performance.now() - started),
-          detail: result.detail ?? '',
-        };
-      } catch (error) {
-        return {
-          ...row,
-          reachable: false,
-          authOk: null,
-          latencyMs: null,
-          detail: (error as Error).message,
-        };
-      }
-    }),
-  );
+  return Promise.all(registry.configured().map(checkOne));
+}
+
+/** The check of one configured provider (the re-check of an account marked down uses it too). */
+export async function checkProvider(registry: TaskProviderRegistry, name: string): Promise<ProviderCheckRow> {
+  const entry = registry.configured().find(({ settings }) => settings.name === name);
+  if (!entry)
+    return {
+      provider: name,
+      type: '-',
+      reachable: null,
+      authOk: null,
+      latencyMs: null,
+      detail: 'not configured',
+    };
+  return checkOne(entry);
+}
+
+async function checkOne({
+  settings,
+  provider,
+}: ReturnType<TaskProviderRegistry['configured']>[number]): Promise<ProviderCheckRow> {
+  const row = { provider: settings.name, type: settings.type };
+  if (!provider?.check)
+    return { ...row, reachable: null, authOk: null, latencyMs: null, detail: 'no check for this type' };
+  const started = performance.now();
+  try {
+    const result = await withTimeout(provider.check(), CHECK_TIMEOUT_MS);
+    return {
+      ...row,
+      reachable: result.reachable,
+      authOk: result.authOk,
+      latencyMs: Math.round(performance.now() - started),
+      detail: result.detail ?? '',
+    };
+  } catch (error) {
+    return {
+      ...row,
+      reachable: false,
+      authOk: null,
+      latencyMs: null,
+      detail: (error as Error).message,
+    };
+  }
 }
 
 /** A plain-text table; "-" where a figure does not apply. */

@@ -495,6 +495,80 @@ function migrations(engine: Engine): Record<string, Migration> {
         await db.schema.createIndex('panel_tokens_account').on('panel_tokens').column('account_id').execute();
       },
     },
+    '013_second_factor_attempts': {
+      async up(db: AnyDb) {
+        // One row per account: every check of a second-factor code (sign-in, turning 2FA on or off,
+        // new recovery codes) counts here, in the database so that the limit holds across API
+        // processes and restarts. `failures` counts checks since the last right code (taken before
+        // the check, so concurrent guesses cannot pass the limit); `lockouts` sets the next lock's
+        // length; `refused` counts attempts turned away by the current lock.
+        await db.schema
+          .createTable('panel_second_factor_attempts')
+          .addColumn('account_id', 'bigint', (c) => c.primaryKey())
+          .addColumn('failures', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('lockouts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('locked_until', 'bigint')
+          .addColumn('refused', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
+    '016_key_limits': {
+      async up(db: AnyDb) {
+        // Key limits: an expiry, and a spend cap per period. spend_in_period counts what the key
+        // held (net of releases) since spend_since; a hold finding spend_since before its period's
+        // start counts afresh from that start. The hold's guarded UPDATE moves the counter with the
+        // balance, so the cap is exact under concurrency.
+        await db.schema.alterTable('api_keys').addColumn('expires_at', 'bigint').execute();
+        await db.schema.alterTable('api_keys').addColumn('spend_limit', 'bigint').execute();
+        await db.schema.alterTable('api_keys').addColumn('spend_limit_period', 'text').execute();
+        await db.schema
+          .alterTable('api_keys')
+          .addColumn('spend_in_period', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema
+          .alterTable('api_keys')
+          .addColumn('spend_since', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
+      },
+    },
+    '014_provider_accounts': {
+      async up(db: AnyDb) {
+        // The health of each PROVIDERS_FILE account (circuit breaker, down after an auth or billing
+        // refusal), one row per account name, shared by every worker process. `version` makes each
+        // change a compare-and-set, so two workers recording at once never lose an outcome.
+        await db.schema
+          .createTable('provider_health')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('window_start', 'bigint', (c) => c.notNull())
+          .addColumn('window_total', 'integer', (c) => c.notNull())
+          .addColumn('window_failures', 'integer', (c) => c.notNull())
+          .addColumn('open_until', 'bigint')
+          .addColumn('probe_task', 'text')
+          .addColumn('probe_at', 'bigint')
+          .addColumn('last_error', 'text')
+          .addColumn('checked_at', 'bigint')
+          .addColumn('version', 'integer', (c) => c.notNull())
+          .$call(textKeyed)
+          .execute();
+        // One row per task that holds a place at an account (max_concurrency, and the in-flight
+        // count of GET /admin/providers). A row counts only while its task is processing, so the
+        // place of a task that finished or was re-queued is free even before its row is deleted.
+        await db.schema
+          .createTable('provider_slots')
+          .addColumn('task_id', 'text', (c) => c.primaryKey())
+          .addColumn('provider', 'text', (c) => c.notNull())
+          .addColumn('acquired_at', 'bigint', (c) => c.notNull())
+          .$call(textKeyed)
+          .execute();
+        await db.schema
+          .createIndex('provider_slots_provider')
+          .on('provider_slots')
+          .column('provider')
+          .execute();
+      },
+    },
     '015_topups': {
       async up(db: AnyDb) {
         await topupsMigration(db, engine);

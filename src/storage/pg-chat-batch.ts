@@ -44,6 +44,7 @@ export interface PgChatSettle {
 }
 
 const column = <T, K extends keyof T>(items: T[], key: K): T[K][] => items.map((item) => item[key]);
+const latest = (times: number[]): number => times.reduce((a, b) => Math.max(a, b), 0);
 
 /**
  * For each item: the key's available balance right after its hold when the hold and its open-hold
@@ -58,7 +59,7 @@ export async function pgOpenMany(db: Kysely<Database>, items: PgChatOpen[]): Pro
         ${column(items, 'amount')}::bigint[], ${column(items, 'now')}::bigint[],
         ${column(items, 'processId')}::text[]
       ) with ordinality as i(id, key_id, account_id, model_id, amount, now, process_id, ord)
-    ), ${holdCtes({ amount: 'amount', at: 'now' })}, opened as (
+    ), ${holdCtes({ amount: 'amount', at: 'now' }, latest(column(items, 'now')))}, opened as (
       insert into chat_holds (id, account_id, key_id, model_id, amount, process_id, created_at)
       select id, account_id, key_id, model_id, amount, process_id, now from accepted
     )

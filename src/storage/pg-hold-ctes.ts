@@ -8,11 +8,21 @@
 //   entries   one 'hold' ledger entry per accepted row, in arrival order.
 // The caller writes its own rows from `accepted`; items of a key that did not move are declined.
 import { type RawBuilder, sql } from 'kysely';
+import { periodStarts } from '../domain/keys/limits.js';
+import { holdSpendSet, withinSpendCap } from './spend-cap-sql.js';
 
-export function holdCtes(columns: {
-  amount: 'amount' | 'hold_amount';
-  at: 'now' | 'created_at';
-}): RawBuilder<unknown> {
+/**
+ * `latestAt` is the batch's latest time, from which the spend caps' periods are taken: a batch that
+ * straddles a period's start counts its holds in the new period (its earlier holds then free no
+ * room when released, erring on the side of the cap).
+ */
+export function holdCtes(
+  columns: {
+    amount: 'amount' | 'hold_amount';
+    at: 'now' | 'created_at';
+  },
+  latestAt: number,
+): RawBuilder<unknown> {
   const amount = sql.ref(`i.${columns.amount}`);
   const at = sql.raw(columns.at);
   return sql`locked as materialized (
@@ -22,9 +32,11 @@ export function holdCtes(columns: {
       from input where key_id in (select id from locked) group by key_id
     ), moved as (
       update api_keys k
-      set balance = k.balance - w.total, held = k.held + w.total, updated_at = w.now
+      set balance = k.balance - w.total, held = k.held + w.total, updated_at = w.now,
+          ${holdSpendSet('k', sql`w.total`, periodStarts(latestAt))}
       from want w
       where k.id = w.key_id and k.deleted_at is null and k.balance >= w.total
+        and ${withinSpendCap('k', sql`w.total`, periodStarts(latestAt))}
       returning k.id, k.balance, k.held, w.total
     ), accepted as (
       select i.*,
@@ -52,18 +64,26 @@ export function settleCtes(columns: {
   captured: 'cost' | 'captured';
   at: 'now' | 'at';
 }): RawBuilder<unknown> {
+  // Each key's releases of holds its spend counter counted (made at or after spend_since: the
+  // `created_at` of each settled item is its hold's time) go back to the counter.
   const captured = sql.raw(columns.captured);
   const at = sql.raw(columns.at);
   return sql`locked as materialized (
-      select id from api_keys where id in (select key_id from done) order by id for no key update
+      select id, spend_since from api_keys where id in (select key_id from done) order by id
+      for no key update
     ), sums as (
       select key_id, sum(hold_amount)::bigint as hold_total, sum(released)::bigint as released_total,
              max(${at}) as now
       from done where key_id in (select id from locked) group by key_id
+    ), freed as (
+      select d.key_id, sum(d.released)::bigint as counted_total
+      from done d join locked l on l.id = d.key_id
+      where d.created_at >= l.spend_since group by d.key_id
     ), moved as (
       update api_keys k
-      set held = k.held - s.hold_total, balance = k.balance + s.released_total, updated_at = s.now
-      from sums s where k.id = s.key_id
+      set held = k.held - s.hold_total, balance = k.balance + s.released_total, updated_at = s.now,
+          spend_in_period = k.spend_in_period - coalesce(f.counted_total, 0)
+      from sums s left join freed f on f.key_id = s.key_id where k.id = s.key_id
       returning k.id, k.balance, k.held, s.hold_total, s.released_total
     ), placed as (
       select d.*,

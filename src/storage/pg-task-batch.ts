@@ -12,6 +12,8 @@ import { holdCtes } from './pg-hold-ctes.js';
 import type { TaskRow } from './repositories/tasks.js';
 import type { Database } from './schema.js';
 
+const latestCreation = (tasks: TaskRow[]): number => tasks.reduce((a, t) => Math.max(a, t.created_at), 0);
+
 /** The tasks table's columns, in the order the batch inserts them. */
 export function pgInsertTasksWithHolds(columns: readonly string[]) {
   const list = sql.raw(columns.join(', '));
@@ -21,7 +23,7 @@ export function pgInsertTasksWithHolds(columns: readonly string[]) {
         select t.*, e.ord
         from json_array_elements(${JSON.stringify(tasks)}::json) with ordinality as e(task, ord)
         cross join lateral json_populate_record(null::tasks, e.task) as t
-      ), ${holdCtes({ amount: 'hold_amount', at: 'created_at' })}
+      ), ${holdCtes({ amount: 'hold_amount', at: 'created_at' }, latestCreation(tasks))}
       insert into tasks (${list})
       select ${list} from accepted order by ord
       returning id`.execute(db);

@@ -1,6 +1,6 @@
 // Table types shared by both engines. Times are epoch milliseconds; money is integer micro-rubles;
 // JSON columns are text; booleans are 0/1 integers so the same queries run on SQLite and PostgreSQL.
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { LedgerKind } from '../domain/billing/ledger-kinds.js';
 
 export interface AccountsTable {
@@ -30,6 +30,14 @@ export interface ApiKeysTable {
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
+  /** Epoch ms after which the key answers 401 key_expired; null: never. */
+  expires_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Micro-rubles the key may hold per period (null: no cap). */
+  spend_limit: ColumnType<number | null, number | null | undefined, number | null>;
+  spend_limit_period: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Held (net of releases) since spend_since; moved by the hold and settlement statements only. */
+  spend_in_period: ColumnType<number, number | undefined, number>;
+  spend_since: ColumnType<number, number | undefined, number>;
 }
 
 export type { LedgerKind };

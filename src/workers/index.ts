@@ -4,6 +4,7 @@ import { releaseAbandonedChatHolds, releaseHoldsOfDeadProcesses } from '../servi
 import { startWorkerHeartbeat } from '../services/status-heartbeat.js';
 import { WorkerHeartbeatsRepository } from '../storage/repositories/worker-heartbeats.js';
 import { runJanitorOnce } from './janitor.js';
+import { startProviderRecheck } from './provider-recheck.js';
 import { startTaskRunner } from './task-runner.js';
 import { startTopupReconcile } from './topup-reconcile.js';
 import { startWebhookSender } from './webhook-sender.js';
@@ -59,6 +60,7 @@ export async function startWorkers(
       (e) => log('janitor failed', e),
     ),
     startWebhookSender(ctx, log),
+    startProviderRecheck(ctx, log, info),
     // For the status page: a live worker is known even while no task runs.
     startWorkerHeartbeat(new WorkerHeartbeatsRepository(ctx.storage.db), ctx.clock, (e) =>
       log('worker heartbeat failed', e),

@@ -151,6 +151,7 @@ export function startTaskRunner(
       objects: ctx.objects,
       metrics: ctx.metrics,
       hooks: ctx.config.providerCallbacks ? ctx.providerHooks : undefined,
+      pool: ctx.providerPool,
       log: {
         info: logInfo,
         error: (message, error, fields) =>

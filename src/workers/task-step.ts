@@ -23,6 +23,7 @@ import type { ResolvedRoute, TaskProviderRegistry } from '../providers/task-regi
 import type { Clock } from '../services/clock.js';
 import type { Metrics } from '../services/metrics.js';
 import type { ProviderHooks } from '../services/provider-hooks.js';
+import type { ProviderPool } from '../services/provider-pool.js';
 import type { TaskEvents } from '../services/tasks/events.js';
 import { type FinalOutcome, finalizeTask } from '../services/tasks/finalize.js';
 import type { TaskRow } from '../storage/repositories/tasks.js';
@@ -47,6 +48,8 @@ export interface StepDeps {
   metrics?: Metrics;
   /** Gives each submit our callback URL; without it no callback URL is sent upstream. */
   hooks?: ProviderHooks;
+  /** Route order by weight, account health and max_concurrency; without it: plain ordered fallback. */
+  pool?: ProviderPool;
 }
 
 export interface TaskLog {
@@ -97,6 +100,18 @@ function providerTask(task: TaskRow, upstreamModel: string): ProviderTask {
     params,
     requeues: task.requeues,
   };
+}
+
+/** What the routes of one submit said, when none took the task. */
+interface Tried {
+  /** A route was full (busy, max_concurrency) or cooling down: it can take the task later. */
+  waitable: boolean;
+  /** A route could not be reached: nothing was sent. */
+  notSent: boolean;
+  /** Routes skipped because their account is down (tried last). */
+  down: ResolvedRoute[];
+  /** The last refusal that moved on to the next route. */
+  refusal?: { failure: ProviderFailure; route: ResolvedRoute };
 }
 
 /** A step's view of one claimed task. */
@@ -154,32 +169,98 @@ export class TaskStep {
   }
 
   private async submit(claimed: Claimed): Promise<void> {
-    const routes = this.routes(claimed);
+    const pool = this.deps.pool;
+    const listed = this.routes(claimed);
+    const routes = pool ? pool.order(listed) : listed;
+    // What the routes that could not take the task said, to decide once all were tried: a route
+    // that is full or cooling down can take it later (re-queue), an unreachable one soon (retry),
+    // and a refusal that moves on fails the task only when no route is left to wait for.
+    const tried: Tried = { waitable: false, notSent: false, down: [] };
     // Every submit tries the routes from the first: a route that was busy a moment ago may not be now.
-    for (let index = 0; index < routes.length; index++) {
-      const route = routes[index];
-      const last = index === routes.length - 1;
-      const outcome = await this.submitTo(claimed, route);
-      const { task } = claimed;
-      switch (outcome.status) {
-        case 'not_sent':
-          if (!last) continue;
-          return this.retryLater(claimed, claimed.state);
-        case 'busy':
-          if (!last) continue;
-          return this.requeue(claimed);
-        case 'failed':
-          if (!last && movesToNextRoute(outcome.failure.kind)) continue;
-          return this.fail(claimed, outcome.failure, route.providerName);
-        case 'uncertain':
-          return this.markUncertain(claimed, route, outcome.detail);
-        case 'succeeded':
+    for (const route of routes) {
+      const done = await this.tryRoute(claimed, route, tried, false);
+      if (done) return done();
+    }
+    if (tried.waitable) return this.requeue(claimed);
+    // Accounts marked down are the last resort: with no other account to wait for, the upstream's
+    // own answer (and its exact message) is better than refusing without asking.
+    for (const route of tried.down) {
+      const done = await this.tryRoute(claimed, route, tried, true);
+      if (done) return done();
+    }
+    if (tried.waitable) return this.requeue(claimed);
+    if (tried.notSent) return this.retryLater(claimed, claimed.state);
+    if (tried.refusal) return this.fail(claimed, tried.refusal.failure, tried.refusal.route.providerName);
+    return this.fail(claimed, { kind: 'upstream', detail: 'no route could take the task' });
+  }
+
+  /**
+   * One route: asks the pool, submits, records. Returns how the step ends when this route decided
+   * it, or undefined to go on with the next route (what it said is noted in `tried`).
+   */
+  private async tryRoute(
+    claimed: Claimed,
+    route: ResolvedRoute,
+    tried: Tried,
+    lastResort: boolean,
+  ): Promise<(() => Promise<void>) | undefined> {
+    const pool = this.deps.pool;
+    if (pool) {
+      const admitted = await pool.admit(route.providerName, claimed.task.id, { ignoreDown: lastResort });
+      if (admitted.status !== 'admitted') {
+        this.deps.log.info('route skipped', {
+          task_id: claimed.task.id,
+          provider: route.providerName,
+          reason: admitted.status === 'busy' ? 'max_concurrency' : admitted.state,
+        });
+        if (admitted.status === 'busy' || admitted.state === 'cooling') tried.waitable = true;
+        else if (!lastResort) tried.down.push(route);
+        return undefined;
+      }
+    }
+    const outcome = await this.submitTo(claimed, route);
+    await this.recordOutcome(claimed, route, outcome);
+    const { task } = claimed;
+    switch (outcome.status) {
+      case 'not_sent':
+        tried.notSent = true;
+        return undefined;
+      case 'busy':
+        tried.waitable = true;
+        return undefined;
+      case 'failed':
+        if (movesToNextRoute(outcome.failure.kind)) {
+          tried.refusal = { failure: outcome.failure, route };
+          return undefined;
+        }
+        return () => this.fail(claimed, outcome.failure, route.providerName);
+      case 'uncertain':
+        return () => this.markUncertain(claimed, route, outcome.detail);
+      case 'succeeded':
+        return () => {
           this.logSubmitted(task, route.providerName, outcome.jobId, false);
           // Nothing to resume: the result and the job id are stored together when the task finishes.
           return this.complete(claimed, route, outcome.outputs, outcome.usage, { syncJobId: outcome.jobId });
-        case 'submitted':
-          return this.recordJob(claimed, route, outcome.jobId, outcome.retryAfterMs);
-      }
+        };
+      case 'submitted':
+        return () => this.recordJob(claimed, route, outcome.jobId, outcome.retryAfterMs);
+    }
+  }
+
+  /** Tells the pool what the account answered; a failure to record never fails the task. */
+  private async recordOutcome(
+    { task }: Claimed,
+    route: ResolvedRoute,
+    outcome: SubmitOutcome | { status: 'not_sent'; detail: string },
+  ): Promise<void> {
+    if (!this.deps.pool) return;
+    try {
+      await this.deps.pool.recordSubmit(route.providerName, task.id, outcome);
+    } catch (error) {
+      this.deps.log.error('provider health not recorded', error, {
+        task_id: task.id,
+        provider: route.providerName,
+      });
     }
   }
 
@@ -342,6 +423,12 @@ export class TaskStep {
           outcome.usage,
         );
       case 'failed':
+        if (this.deps.pool)
+          await this.deps.pool
+            .recordPollRefusal(task.provider, outcome.failure)
+            .catch((error) =>
+              this.deps.log.error('provider health not recorded', error, { task_id: task.id }),
+            );
         return this.fail(claimed, outcome.failure);
       case 'running':
       case 'busy':
@@ -458,6 +545,7 @@ export class TaskStep {
   }
 
   private async requeue({ task, state }: Claimed): Promise<void> {
+    await this.deps.pool?.release(task.id);
     const now = this.deps.clock.now();
     await this.deps.storage.tasks.requeue(task.id, this.settings.workerId, {
       runAt: now + this.settings.requeueDelayMs,
@@ -483,6 +571,8 @@ export class TaskStep {
       now,
     );
     if (!final) return;
+    // Its place at the account is free from now on (a row left behind no longer counts anyway).
+    await this.deps.pool?.release(task.id).catch(() => {});
     this.deps.metrics?.taskFinished(final);
     const labels = { provider: final.provider, model: task.model_id };
     this.deps.metrics?.providerOutcomes.inc({ ...labels, outcome: failureKind ?? 'completed' });

@@ -1,7 +1,8 @@
 // `npm run test:chaos`: 2 API and 2 worker processes on a fresh PostgreSQL schema and a private
 // Redis, a few thousand mixed tasks and chat requests, a SIGKILL of a random process every few
 // seconds (restarted), one Redis restart; then the checks of checks.ts. Prints a report with the seed
-// and the fault schedule; exits 1 on any violation.
+// and the fault schedule; exits 1 on any violation. One model (provider-pool.ts) routes to a pool of
+// two accounts, one of which never answers: its breaker must open and no task may fail for it.
 //   --seed N          reproduce a run's choices (default: random)
 //   --tasks N         tasks to send at most (default 2500)
 //   --duration S      seconds of load and faults (default 90): the load stops then, sent or not
@@ -19,6 +20,7 @@ import { compileSources } from './build.js';
 import { runChecks } from './checks.js';
 import { GengateProcess, ROOT, runCli, type Submission, useEntry } from './cluster.js';
 import { type KeyInfo, LoadDriver, sleep } from './load.js';
+import { providerPoolCheck, writeProvidersFile } from './provider-pool.js';
 import { Random } from './random.js';
 import { FlakyReceiver } from './receiver.js';
 import { type FaultEvent, formatReport } from './report.js';
@@ -93,6 +95,8 @@ async function main(): Promise<number> {
   const webhookUrl = await receiver.start();
   // Top-ups by card against a loopback YooKassa, with duplicate and lost notifications.
   const paymentEnv = await topupLoad.start();
+  // A free port, left closed: the failing account of the provider pool.
+  const providersFile = writeProvidersFile(buildDir, await freeTcpPort());
 
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -114,6 +118,10 @@ async function main(): Promise<number> {
     DEFAULT_RATE_LIMIT_PER_MIN: '1000000',
     LOG_LEVEL: 'warn',
     ...paymentEnv,
+    PROVIDERS_FILE: providersFile,
+    // Short, so the failing account is probed (and found failing) several times within a run.
+    PROVIDER_BREAKER_COOLDOWN_MS: '2000',
+    PROVIDER_RECHECK_MS: '1000',
   };
   const onSubmission = (s: Submission) => submissions.push(s);
   const onError = (name: string, message: string) => {
@@ -254,6 +262,7 @@ async function main(): Promise<number> {
       ledgerCheck.code === 0 ? [] : [`exit ${ledgerCheck.code}: ${ledgerCheck.stderr.trim().slice(0, 1000)}`],
     figures: { exit: ledgerCheck.code ?? 'signal' },
   });
+  results.push(await providerPoolCheck(client));
   results.push({
     name: 'no unexpected answer',
     violations: load.records.unexpected.slice(0, 10),

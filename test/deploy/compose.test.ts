@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { parseArgs } from '../../src/cli/args.js';
 import { loadConfig } from '../../src/config.js';
+import { metricsOnApiPort, metricsOnMetricsPort } from '../../src/http/metrics-access.js';
 import { execForm, parseDockerfile, ROOT, readRepoFile, settingNames } from './dockerfile.js';
 
 const require = createRequire(import.meta.url);
@@ -127,6 +128,7 @@ describe('deploy/compose.yaml', () => {
       'S3_ENDPOINT',
       'ADMIN_TOKEN',
       'METRICS_PORT',
+      'METRICS_TOKEN',
     ])
       expect(settings.has(name), `settings parser finds ${name}`).toBe(true);
     for (const [name, service] of gengateServices) {
@@ -183,6 +185,45 @@ describe('deploy/compose.yaml', () => {
     expect(readRepoFile('Dockerfile')).toMatch(/PORT=8080/);
     // TRUST_PROXY=true is safe only because nothing but the proxy reaches the api.
     expect(envOf(services.api).TRUST_PROXY).toBe('true');
+  });
+
+  it('keeps /metrics off the internet: served on the unpublished METRICS_PORT, refused by nginx', () => {
+    for (const name of ['api', 'worker']) {
+      const config = loadConfig(envOf(services[name]));
+      expect(config.metricsPort, name).toBe(9090);
+      // The public port (the api's PORT, behind the proxy) does not serve it; 9090 is not published.
+      expect(metricsOnApiPort(config), name).toBe('off');
+      expect(
+        (services[name].ports ?? []).some((p) => p.includes('9090')),
+        name,
+      ).toBe(false);
+    }
+    // With a token set in .env, scrapes must carry it on the metrics listener too.
+    const withToken = loadConfig({ ...envOf(services.api), METRICS_TOKEN: 'prometheus-scrape-token-1' });
+    expect(metricsOnMetricsPort(withToken)).toBe('token');
+    expect(metricsOnApiPort(withToken)).toBe('token');
+
+    const nginx = readRepoFile('deploy/nginx.conf');
+    const block = /location ~\* (\S+) \{\s*default_type application\/json;\s*return 404 '([^']+)';/.exec(
+      nginx,
+    );
+    expect(block, 'nginx answers /metrics itself').not.toBeNull();
+    const pattern = new RegExp(block![1], 'i');
+    for (const path of ['/metrics', '/metrics/', '/METRICS', '/Metrics'])
+      expect(pattern.test(path), path).toBe(true);
+    for (const path of ['/metricsx', '/v1/metrics', '/panel']) expect(pattern.test(path), path).toBe(false);
+    // Its answer is gengate's own 404 body.
+    expect(JSON.parse(block![2])).toEqual({
+      error: {
+        message: 'No route for GET /metrics',
+        type: 'not_found_error',
+        code: 'not_found',
+        param: null,
+      },
+    });
+    // Before the catch-all location: a regex location wins over the `location /` prefix anyway, but
+    // keep it readable.
+    expect(nginx.indexOf('location ~* ^/metrics')).toBeLessThan(nginx.indexOf('location / {'));
   });
 
   it('agrees on credentials and names on both sides', () => {

@@ -3,6 +3,7 @@
 // bounds how far the gateway may lower the upstream max tokens to what a balance covers.
 // A model outside this table (added by an operator) gets the generous default, so its hold errs on
 // the high side; the hold never exceeds the balance either way.
+import { ownEntry } from '../own-entry.js';
 
 const MAX_COMPLETION_TOKENS: Record<string, number> = {
   'gpt-4o': 16_384,
@@ -27,5 +28,5 @@ const MAX_COMPLETION_TOKENS: Record<string, number> = {
 export const DEFAULT_MAX_COMPLETION_TOKENS = 128_000;
 
 export function maxCompletionTokensOf(modelId: string): number {
-  return MAX_COMPLETION_TOKENS[modelId] ?? DEFAULT_MAX_COMPLETION_TOKENS;
+  return ownEntry(MAX_COMPLETION_TOKENS, modelId) ?? DEFAULT_MAX_COMPLETION_TOKENS;
 }

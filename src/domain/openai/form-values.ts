@@ -2,6 +2,7 @@
 // POST /v1/videos that way, so `seed` arrives as "42". Before the model's schema validates the
 // params, text that is a literal of the type the schema declares becomes that type ("42" → 42 for
 // an integer, "true" → true for a boolean). Anything else is left as it is, for the schema to refuse.
+import { ownEntry } from '../own-entry.js';
 
 type Schema = Record<string, unknown>;
 
@@ -25,7 +26,7 @@ function coerce(value: unknown, schema: Schema | undefined): unknown {
     return Object.fromEntries(
       Object.entries(value as Record<string, unknown>).map(([name, item]) => [
         name,
-        coerce(item, properties[name]),
+        coerce(item, ownEntry(properties, name)),
       ]),
     );
   }

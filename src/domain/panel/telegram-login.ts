@@ -17,7 +17,8 @@ export type TelegramLoginResult =
  * parameter someone appends makes the hash fail). Undefined when the payload is out of bounds.
  */
 export function telegramFields(source: URLSearchParams): Record<string, string> | undefined {
-  const fields: Record<string, string> = {};
+  // No prototype: a field named `__proto__` or `constructor` is kept (and so fails the hash) like any other.
+  const fields: Record<string, string> = Object.create(null);
   let count = 0;
   for (const [name, value] of source) {
     if (++count > MAX_FIELDS || value.length > MAX_VALUE_LENGTH || Object.hasOwn(fields, name))

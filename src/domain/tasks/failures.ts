@@ -35,7 +35,10 @@ export function failureMessage(failure: { kind: FailureKind; message?: string })
   }
 }
 
-/** Kinds that, at submit, let the task try the model's next route: nothing was started upstream. */
+/**
+ * Kinds that, at submit, let the task try the model's next route: nothing was started upstream and
+ * the refusal is about the account (capacity, its credentials, its funds), not the client's request.
+ */
 export function movesToNextRoute(kind: FailureKind): boolean {
-  return kind === 'overload' || kind === 'upstream';
+  return kind === 'overload' || kind === 'upstream' || kind === 'auth' || kind === 'billing';
 }

@@ -54,6 +54,17 @@ const keySchema: JsonSchema = {
       description: 'null = any address',
     },
     rate_limit_per_min: { type: ['integer', 'null'], description: 'null = the default' },
+    expires_at: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'From then on the key answers 401 key_expired; null = never',
+    },
+    spend_limit_rub: { type: ['number', 'null'], description: 'Spend cap per period; null = none' },
+    spend_limit_period: { type: ['string', 'null'], enum: ['day', 'week', 'month', 'total', null] },
+    spent_in_period_rub: {
+      type: ['number', 'null'],
+      description: 'Held or spent in the current period (null without a cap)',
+    },
     created_at: { type: 'string', format: 'date-time' },
   },
   required: [
@@ -65,6 +76,10 @@ const keySchema: JsonSchema = {
     'allowed_models',
     'allowed_ip_cidrs',
     'rate_limit_per_min',
+    'expires_at',
+    'spend_limit_rub',
+    'spend_limit_period',
+    'spent_in_period_rub',
     'created_at',
   ],
 };
@@ -146,6 +161,29 @@ const webhookDeliverySchema: JsonSchema = {
     delivered_at: { type: ['string', 'null'], format: 'date-time' },
   },
   required: ['id', 'task_id', 'url', 'status', 'attempts'],
+};
+
+const providerAccountSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', description: 'The provider name in PROVIDERS_FILE (one upstream account)' },
+    type: { type: 'string', description: 'Its adapter type (fal, replicate, kling, …)' },
+    state: {
+      type: 'string',
+      enum: ['up', 'cooling', 'down'],
+      description:
+        'up; cooling: skipped after failing submits, then probed; down: auth or billing refused, re-checked',
+    },
+    in_flight: { type: 'integer', description: 'Jobs in flight at the account, across every worker' },
+    max_concurrency: { type: ['integer', 'null'], description: 'Its cap of jobs in flight (null: none)' },
+    last_error: { type: ['string', 'null'] },
+    checked_at: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'The last re-check of a down account, or the last change of state',
+    },
+  },
+  required: ['name', 'type', 'state', 'in_flight', 'last_error', 'checked_at'],
 };
 
 const accountProperties = {
@@ -248,6 +286,7 @@ export const sharedSchemas: Record<string, JsonSchema> = {
   ModelDetail: modelDetailSchema,
   AdminModel: adminModelSchema,
   WebhookDelivery: webhookDeliverySchema,
+  ProviderAccount: providerAccountSchema,
   Video: openAiVideoSchema as unknown as JsonSchema,
   OpenAiModel: openAiModelSchema as unknown as JsonSchema,
 };

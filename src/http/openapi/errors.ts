@@ -7,10 +7,11 @@ import type { JsonSchema } from './components.js';
 
 /** What the guard answers before any handler, by route access (DESIGN.md §4 order). */
 export const ACCESS_ERRORS: Record<RouteAccess, ErrorCode[]> = {
-  key: ['invalid_api_key', 'ip_not_allowed', 'rate_limited', 'maintenance', 'internal_error'],
+  key: ['invalid_api_key', 'key_expired', 'ip_not_allowed', 'rate_limited', 'maintenance', 'internal_error'],
   public: ['maintenance', 'internal_error'],
-  // Without ADMIN_TOKEN the admin API answers 404, as if it did not exist.
-  admin: ['invalid_api_key', 'not_found', 'internal_error'],
+  // Without ADMIN_TOKEN the admin API answers 404, as if it did not exist; an address sending
+  // wrong tokens is refused with 429 after a few.
+  admin: ['invalid_api_key', 'rate_limited', 'not_found', 'internal_error'],
   system: ['internal_error'],
 };
 

@@ -59,6 +59,22 @@ const keyRestrictions = {
     minimum: 1,
     description: 'Requests per minute; null = the default (600)',
   },
+  expires_at: {
+    type: ['string', 'null'],
+    format: 'date-time',
+    description: 'From then on the key answers 401 key_expired; null = never',
+  },
+  spend_limit_rub: {
+    type: ['number', 'string', 'null'],
+    description:
+      'Rubles the key may spend per spend_limit_period (402 spend_limit_reached past it); null = no cap',
+  },
+  spend_limit_period: {
+    type: ['string', 'null'],
+    enum: ['day', 'week', 'month', 'total', null],
+    description:
+      'UTC day, ISO week (from Monday), calendar month, or the whole life of the key; default month',
+  },
 };
 
 const chatMessage: JsonSchema = {
@@ -205,6 +221,7 @@ const CREATE_TASK_ERRORS: ErrorCode[] = [
   'invalid_parameter',
   'webhook_url_not_allowed',
   'insufficient_balance',
+  'spend_limit_reached',
 ];
 const IDEMPOTENCY_ERRORS: ErrorCode[] = [
   'idempotency_key_invalid',
@@ -222,6 +239,7 @@ const CHAT_ERRORS: ErrorCode[] = [
   'model_has_no_price',
   'vision_not_supported',
   'insufficient_balance',
+  'spend_limit_reached',
   'upstream_rejected_request',
   'upstream_error',
   'upstream_timeout',
@@ -634,7 +652,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'PATCH /admin/keys/{id}': {
     operationId: 'adminUpdateKey',
-    summary: "Change a key's restrictions (null clears one)",
+    summary: "Change a key's restrictions and limits (null clears one)",
     body: {
       schema: { type: 'object', properties: keyRestrictions, additionalProperties: false },
       required: true,
@@ -780,6 +798,22 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
       },
     ],
+  },
+  'GET /admin/providers': {
+    operationId: 'adminListProviders',
+    summary: 'Provider accounts with their health (up, cooling, down) and jobs in flight',
+    success: [
+      {
+        status: 200,
+        description: 'Every PROVIDERS_FILE account',
+        schema: {
+          type: 'object',
+          properties: { data: { type: 'array', items: ref('ProviderAccount') } },
+          required: ['data'],
+        },
+      },
+    ],
+    errors: [],
   },
   'POST /admin/webhooks/{id}/redeliver': {
     operationId: 'adminRedeliverWebhook',

@@ -34,6 +34,27 @@ function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(ha, hb);
 }
 
+/** Wrong admin tokens an address may send per minute before its wrong tokens answer 429. */
+export const ADMIN_TOKEN_FAILURES_PER_MIN = 10;
+
+/**
+ * Counts a wrong admin token against the caller's address (in Redis when scaled out, so every API
+ * process shares the count); past the limit the answer is 429 with Retry-After instead of 401. A
+ * request without an Authorization header is no guess and is not counted.
+ */
+async function refuseGuesserPastLimit(limiter: RateLimiter, ip: string): Promise<void> {
+  const decision = await limiter.consume(`admin-token:ip:${ip}`, ADMIN_TOKEN_FAILURES_PER_MIN);
+  if (decision.allowed) return;
+  throw new AppError(
+    'rate_limited',
+    'Too many wrong admin tokens from this address: wait and try again.',
+    null,
+    {
+      headers: { 'Retry-After': String(decision.resetSeconds) },
+    },
+  );
+}
+
 /** 128 bits of the key's SHA-256: unique across deployments, and no secret in Redis key names. */
 export function rateLimitSubject(keyHash: string): string {
   return keyHash.slice(0, 32);
@@ -54,10 +75,12 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
       // Without ADMIN_TOKEN the admin API does not exist.
       if (!deps.adminToken)
         throw new AppError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}`);
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-      if (!match || !sameSecret(match[1], deps.adminToken))
-        throw new AppError('invalid_api_key', 'Invalid admin token');
-      return;
+      const given = request.headers.authorization;
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(given ?? '');
+      // The right token is never counted nor slowed down, whatever the address has sent before.
+      if (match && sameSecret(match[1], deps.adminToken)) return;
+      if (given !== undefined) await refuseGuesserPastLimit(deps.rateLimiter, request.ip);
+      throw new AppError('invalid_api_key', 'Invalid admin token');
     }
     if (await deps.maintenance.isEnabled())
       throw new AppError('maintenance', undefined, null, { headers: { 'Retry-After': '60' } });

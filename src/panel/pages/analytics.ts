@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { microToRub } from '../../domain/billing/money.js';
 import { AppError } from '../../domain/errors.js';
+import { ownEntry } from '../../domain/own-entry.js';
 import {
   type AnalyticsQueryText,
   type AnalyticsReport,
@@ -141,7 +142,7 @@ export function registerAnalyticsPages(app: FastifyInstance, ctx: AppContext): v
         [{ label: 'Outcome' }, { label: 'Tasks', num: true }],
         report.outcomes.map((o) => [
           o.status === 'failed'
-            ? `${badge('failed', 'error')} ${escapeHtml(OUTCOME_LABEL[o.error_kind ?? ''] ?? o.error_kind ?? '')}`
+            ? `${badge('failed', 'error')} ${escapeHtml(ownEntry(OUTCOME_LABEL, o.error_kind ?? '') ?? o.error_kind ?? '')}`
             : badge(o.status, o.status === 'completed' ? 'ok' : 'info'),
           String(o.tasks),
         ]),

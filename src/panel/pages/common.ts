@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import { maskApiKey } from '../../domain/keys/api-key.js';
+import { ownEntry } from '../../domain/own-entry.js';
 import type { Actor } from '../../services/accounts.js';
 import type { ApiKeyRow } from '../../storage/repositories/keys.js';
 import { escapeHtml, flash } from '../html.js';
@@ -22,7 +23,7 @@ export const PAGES_CSS = '<link rel="stylesheet" href="/panel/pages/pages.css">'
 
 export function registerPageFiles(app: FastifyInstance): void {
   app.get<{ Params: { name: string } }>('/panel/pages/:name', PANEL_ROUTE, async (request, reply) => {
-    const file = FILES[request.params.name];
+    const file = ownEntry(FILES, request.params.name);
     if (!file) throw new AppError('not_found');
     return reply
       .header('Cache-Control', 'private, max-age=300')
@@ -39,6 +40,7 @@ const DONE: Record<string, string> = {
   created: 'Key created.',
   renamed: 'Name saved.',
   restricted: 'Restrictions saved. The API applies them within a second.',
+  limited: 'Limits saved. The API applies them within a second.',
   deleted: 'Key deleted.',
   transferred: 'Transfer done: both balances are updated.',
   redeemed: 'Code redeemed: the amount is on the key.',
@@ -46,7 +48,8 @@ const DONE: Record<string, string> = {
 };
 
 export function doneFlash(code: unknown): string {
-  return typeof code === 'string' && DONE[code] ? flash('ok', DONE[code]) : '';
+  const message = typeof code === 'string' ? ownEntry(DONE, code) : undefined;
+  return message ? flash('ok', message) : '';
 }
 
 export function keyLabel(key: Pick<ApiKeyRow, 'id' | 'name'>): string {

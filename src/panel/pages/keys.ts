@@ -1,12 +1,17 @@
 // The Keys pages: the owner's keys (masked value, balance, held, restrictions, last use), creating a
 // key (its full value shown once, then masked), renaming, restrictions (allowed models picked from the
-// catalog, IP ranges with the caller's address offered, the rate limit) and deletion of an emptied
-// key. Every rule lives in OwnerKeysService / AccountsService; the routes read forms and render.
+// catalog, IP ranges with the caller's address offered, the rate limit), limits (an expiry date and
+// a spend cap per day, week, month or in total) and deletion of an emptied key. Every rule lives in OwnerKeysService / AccountsService; the routes read forms and render.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
 import { hashApiKey } from '../../domain/keys/api-key.js';
-import { OwnerKeysService, type RestrictionsInput } from '../../services/panel/owner-keys.js';
+import { SPEND_PERIODS, spentInPeriod } from '../../domain/keys/limits.js';
+import {
+  type LimitsInput,
+  OwnerKeysService,
+  type RestrictionsInput,
+} from '../../services/panel/owner-keys.js';
 import type { ApiKeyRow } from '../../storage/repositories/keys.js';
 import { badge, card, escapeHtml, flash, formatRub, formatTime, pageHeader, table } from '../html.js';
 import { csrfField, renderPage } from '../layout.js';
@@ -17,14 +22,46 @@ import { doneFlash, idParam, keyLabel, maskedKey, ownerActor, PAGES_CSS } from '
 const REVEAL_COOKIE = 'gengate_new_key';
 const REVEAL_SECONDS = 120;
 
-function restrictionsSummary(key: ApiKeyRow, defaultRate: number): string {
+function restrictionsSummary(key: ApiKeyRow, defaultRate: number, now: number): string {
   const models = key.allowed_models ? (JSON.parse(key.allowed_models) as string[]) : null;
   const ips = key.allowed_ip_cidrs ? (JSON.parse(key.allowed_ip_cidrs) as string[]) : null;
   return [
     models ? badge(`${models.length} model${models.length === 1 ? '' : 's'}`, 'info') : badge('all models'),
     ips ? badge(`${ips.length} IP range${ips.length === 1 ? '' : 's'}`, 'info') : badge('any IP'),
     key.rate_limit_per_min ? badge(`${key.rate_limit_per_min}/min`, 'info') : badge(`${defaultRate}/min`),
+    ...limitBadges(key, now),
   ].join(' ');
+}
+
+function limitBadges(key: ApiKeyRow, now: number): string[] {
+  const badges: string[] = [];
+  if (key.expires_at !== null) {
+    const day = new Date(Number(key.expires_at)).toISOString().slice(0, 10);
+    badges.push(Number(key.expires_at) <= now ? badge('expired', 'error') : badge(`until ${day}`, 'info'));
+  }
+  if (key.spend_limit !== null)
+    badges.push(badge(`${formatRub(Number(key.spend_limit))} ${periodWord(key.spend_limit_period)}`, 'info'));
+  return badges;
+}
+
+function periodWord(period: string | null): string {
+  return period === 'total' ? 'in total' : `per ${period ?? 'month'}`;
+}
+
+/**
+ * expires_at, spend_limit_rub and spend_limit_period from the limits form. The date is a UTC day,
+ * the last one the key works: it expires at the end of it.
+ */
+export function limitsFromForm(form: URLSearchParams): LimitsInput {
+  const day = (form.get('expires') ?? '').trim();
+  if (day !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(day))
+    throw new AppError('invalid_parameter', 'The expiry date must be a day such as 2026-12-31', 'expires_at');
+  const amount = (form.get('spend_limit') ?? '').trim().replace(',', '.');
+  return {
+    expires_at: day === '' ? null : `${day}T23:59:59.999Z`,
+    spend_limit_rub: amount === '' ? null : amount,
+    spend_limit_period: amount === '' ? null : (form.get('spend_period') ?? 'month'),
+  };
 }
 
 /** allowed_models, allowed_ip_cidrs and rate_limit_per_min from the restrictions form. */
@@ -80,7 +117,7 @@ export function registerKeysPages(app: FastifyInstance, ctx: AppContext): void {
       `<code>${escapeHtml(maskedKey(key))}</code>`,
       formatRub(key.balance),
       formatRub(key.held),
-      restrictionsSummary(key, defaultRate),
+      restrictionsSummary(key, defaultRate, ctx.clock.now()),
       formatTime(lastUsedAt),
       `<a class="btn btn-small" href="/panel/keys/${key.id}">Manage</a>`,
     ]);
@@ -180,6 +217,7 @@ ${card(
 <input name="rate" inputmode="numeric" pattern="[0-9]*" value="${key.rate_limit_per_min ?? ''}"></label>
 <div><button class="btn btn-primary" type="submit">Save restrictions</button></div></form>`,
 )}
+${card('Limits', limitsForm(key, csrf, ctx.clock.now()))}
 ${card(
   'Delete the key',
   key.balance > 0 || key.held > 0
@@ -188,6 +226,28 @@ ${card(
 <form method="post" action="/panel/keys/${key.id}/delete" data-confirm="Delete ${escapeHtml(keyLabel(key))}? Requests with it will be refused.">${csrf}<button class="btn btn-danger" type="submit">Delete key</button></form>`,
 )}`;
     return send(request, reply, status, keyLabel(key), body);
+  }
+
+  function limitsForm(key: ApiKeyRow, csrf: string, now: number): string {
+    const expires =
+      key.expires_at === null ? '' : new Date(Number(key.expires_at)).toISOString().slice(0, 10);
+    const limit = key.spend_limit === null ? '' : String(Number(key.spend_limit) / 1_000_000);
+    const current = key.spend_limit_period ?? 'month';
+    const options = SPEND_PERIODS.map(
+      (period) =>
+        `<option value="${period}"${period === current ? ' selected' : ''}>${periodWord(period)}</option>`,
+    ).join('');
+    const spent =
+      key.spend_limit === null
+        ? ''
+        : `<p class="muted">Spent or held ${current === 'total' ? 'in total' : `this ${current}`}: ${formatRub(spentInPeriod(key, now))} of ${formatRub(Number(key.spend_limit))}. Days, weeks (from Monday) and months are counted in UTC; changing the period starts a fresh count.</p>`;
+    return `<form method="post" action="/panel/keys/${key.id}/limits" class="stack">${csrf}
+<label>Last day the key works, UTC (empty: no expiry)
+<input type="date" name="expires" value="${expires}"></label>
+<label>Spend limit, RUB (empty: none): a request that would pass it is refused with 402
+<input name="spend_limit" inputmode="decimal" value="${limit}"></label>
+<label>Counted<select name="spend_period">${options}</select></label>
+${spent}<div><button class="btn btn-primary" type="submit">Save limits</button></div></form>`;
   }
 
   /** A refused form shows its page again with the reason (422/409), not a bare error page. */
@@ -248,6 +308,22 @@ ${card(
         const patch = restrictionsFromForm(formBody(request), request.ip);
         await keys.restrict(request.panel.accountId, keyId, patch, ownerActor(request));
         return reply.redirect(`/panel/keys/${keyId}?done=restricted`, 303);
+      },
+      (message, status) => keyPage(request, reply, keyId, message, status),
+    );
+  });
+
+  app.post<{ Params: { id: string } }>('/panel/keys/:id/limits', PANEL_ROUTE, (request, reply) => {
+    const keyId = idParam(request.params.id);
+    return orShowError(
+      async () => {
+        await keys.limit(
+          request.panel.accountId,
+          keyId,
+          limitsFromForm(formBody(request)),
+          ownerActor(request),
+        );
+        return reply.redirect(`/panel/keys/${keyId}?done=limited`, 303);
       },
       (message, status) => keyPage(request, reply, keyId, message, status),
     );

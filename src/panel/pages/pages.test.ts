@@ -143,6 +143,43 @@ describe('panel feature pages', () => {
       expect(await keyRow(owner.keyId)).toEqual(before);
     });
 
+    it('sets the expiry and the spend cap; the API applies them at once; a bad amount is refused', async () => {
+      const key = await app.newKey({ balanceRub: 100, messagingId: owner.messagingId });
+      expect(
+        (await app.http.inject({ method: 'GET', url: '/me/balance', headers: key.auth })).statusCode,
+      ).toBe(200);
+      const page = await getPage(app, `/panel/keys/${key.keyId}`, cookie);
+      expect(page).toContain(`action="/panel/keys/${key.keyId}/limits"`);
+      const res = await post(`/panel/keys/${key.keyId}/limits`, {
+        expires: '2099-12-31',
+        spend_limit: '0,5',
+        spend_period: 'week',
+      });
+      expect(res.statusCode).toBe(303);
+      expect(await keyRow(key.keyId)).toMatchObject({
+        expires_at: Date.UTC(2099, 11, 31, 23, 59, 59, 999),
+        spend_limit: 500_000,
+        spend_limit_period: 'week',
+      });
+      const capped = await generate(app, key, { model_name: 'seedance-2', prompt: 'a cat' });
+      expect(capped.statusCode).toBe(402);
+      expect(capped.json().error.code).toBe('spend_limit_reached');
+      const shown = await getPage(app, `/panel/keys/${key.keyId}`, cookie);
+      expect(shown).toContain('value="2099-12-31"');
+      expect(shown).toContain('<option value="week" selected>');
+      // An expiry in the past: the key is refused at once.
+      expect((await post(`/panel/keys/${key.keyId}/limits`, { expires: '2020-01-01' })).statusCode).toBe(303);
+      const expired = await app.http.inject({ method: 'GET', url: '/me/balance', headers: key.auth });
+      expect(expired.statusCode).toBe(401);
+      expect(expired.json().error.code).toBe('key_expired');
+      const before = await keyRow(key.keyId);
+      const bad = await post(`/panel/keys/${key.keyId}/limits`, { spend_limit: 'lots', spend_period: 'day' });
+      expect(bad.statusCode).toBe(422);
+      expect(bad.body).toContain('spend_limit_rub');
+      expect(await keyRow(key.keyId)).toEqual(before);
+      expect(await auditActions(owner.accountId)).toContain('key.restrictions_changed');
+    });
+
     it('refuses to delete a key that holds money; after moving it, deletes and the API refuses the key', async () => {
       const { id, secret } = await createKey('to-delete');
       expect(
@@ -403,6 +440,7 @@ describe('panel feature pages', () => {
       ['/panel/keys', { name: 'csrf' }],
       [`/panel/keys/${owner.keyId}/rename`, { name: 'csrf' }],
       [`/panel/keys/${owner.keyId}/restrictions`, { models_mode: 'all', rate: '1' }],
+      [`/panel/keys/${owner.keyId}/limits`, { spend_limit: '1', spend_period: 'day' }],
       [`/panel/keys/${owner.keyId}/delete`, {}],
       [
         '/panel/money/transfer',
@@ -433,6 +471,7 @@ describe('panel feature pages', () => {
     for (const [url, fields] of [
       [`/panel/keys/${stranger.keyId}/rename`, { name: 'mine now' }],
       [`/panel/keys/${stranger.keyId}/restrictions`, { models_mode: 'all', rate: '1' }],
+      [`/panel/keys/${stranger.keyId}/limits`, { spend_limit: '1', spend_period: 'day' }],
       [`/panel/keys/${stranger.keyId}/delete`, {}],
     ] as [string, Record<string, string>][]) {
       expect((await post(url, fields)).statusCode, url).toBe(404);

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
+import { ownEntry } from '../../domain/own-entry.js';
 import { listTasks } from '../../services/tasks/list-tasks.js';
 import { TaskDeliveriesRepository } from '../../storage/repositories/task-deliveries.js';
 import type { TaskRow } from '../../storage/repositories/tasks.js';
@@ -70,7 +71,7 @@ function mediaHtml(media: Media, size: 'thumb' | 'full'): string {
 }
 
 function statusBadge(status: string): string {
-  return badge(status, STATUS_TONE[status] ?? 'muted');
+  return badge(status, ownEntry(STATUS_TONE, status) ?? 'muted');
 }
 
 export function registerTasksPages(app: FastifyInstance, ctx: AppContext): void {

@@ -135,7 +135,7 @@ describe('Claude through the native Messages adapter, with the openai SDK', () =
       prompt_tokens: 151,
       completion_tokens: 7,
       total_tokens: 158,
-      prompt_tokens_details: { cached_tokens: 130 },
+      prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 30 },
     });
     // 151 × 270 + 7 × 1350 micro-rubles (per-million prices on single tokens).
     const row = await expectCharged(key, before, 151, 7, 50_220);
@@ -362,6 +362,34 @@ describe('Claude through the native Messages adapter, with the openai SDK', () =
     // output count of 1 at message_start is lower).
     const row = await expectCharged(key, before, 30, 3, 12_150);
     expect(row.status).toBe('failed');
+  });
+
+  it('reports cache writes through the Responses API as input_tokens_details.cache_write_tokens (plain and streamed)', async () => {
+    const turn = {
+      content: [{ type: 'text' as const, text: 'Cached.' }],
+      usage: {
+        input_tokens: 9,
+        output_tokens: 3,
+        cache_read_input_tokens: 50,
+        cache_creation_input_tokens: 20,
+      },
+    };
+    fake.script(turn, turn);
+    const key = await app.newKey({ balanceRub: 1000 });
+    const expected = {
+      input_tokens: 79,
+      input_tokens_details: { cached_tokens: 50, cache_write_tokens: 20 },
+      output_tokens: 3,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 82,
+    };
+    const response = await client(key).responses.create({ model: MODEL, input: 'Say cached' });
+    expect(response.usage).toEqual(expected);
+    const stream = await client(key).responses.create({ model: MODEL, input: 'Say cached', stream: true });
+    let completed: unknown;
+    for await (const event of stream)
+      if (event.type === 'response.completed') completed = event.response.usage;
+    expect(completed).toEqual(expected);
   });
 
   it('maps Anthropic errors to the catalog and holds nothing', async () => {

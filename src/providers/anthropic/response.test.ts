@@ -50,7 +50,7 @@ describe('toChatCompletion', () => {
         prompt_tokens: 8,
         completion_tokens: 4,
         total_tokens: 12,
-        prompt_tokens_details: { cached_tokens: 5 },
+        prompt_tokens_details: { cached_tokens: 5, cache_write_tokens: 0 },
       },
     });
   });

@@ -74,7 +74,7 @@ describe('translateStream', () => {
         prompt_tokens: 10,
         completion_tokens: 20,
         total_tokens: 30,
-        prompt_tokens_details: { cached_tokens: 0 },
+        prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
       },
     });
   });
@@ -99,7 +99,7 @@ describe('translateStream', () => {
       prompt_tokens: 11,
       completion_tokens: 9,
       total_tokens: 20,
-      prompt_tokens_details: { cached_tokens: 5 },
+      prompt_tokens_details: { cached_tokens: 3, cache_write_tokens: 2 },
     });
   });
 

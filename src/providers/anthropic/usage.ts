@@ -1,6 +1,7 @@
 // Anthropic usage → OpenAI usage. Anthropic counts the prompt in three parts (uncached input, cache
 // reads, cache writes); the gateway bills the whole prompt at the input price, so prompt_tokens is
-// their sum and the cached parts are reported in prompt_tokens_details.cached_tokens.
+// their sum. The parts are reported as OpenAI does: prompt_tokens_details.cached_tokens holds the
+// tokens read from the cache, cache_write_tokens those written to it.
 import type { ChatUsage } from '../../domain/chat/types.js';
 import type { AnthropicUsage } from './wire.js';
 
@@ -8,14 +9,15 @@ const count = (value: unknown): number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
 
 export function toChatUsage(usage: AnthropicUsage): ChatUsage {
-  const cached = count(usage.cache_read_input_tokens) + count(usage.cache_creation_input_tokens);
-  const prompt = count(usage.input_tokens) + cached;
+  const read = count(usage.cache_read_input_tokens);
+  const written = count(usage.cache_creation_input_tokens);
+  const prompt = count(usage.input_tokens) + read + written;
   const completion = count(usage.output_tokens);
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
-    prompt_tokens_details: { cached_tokens: cached },
+    prompt_tokens_details: { cached_tokens: read, cache_write_tokens: written },
   };
 }
 

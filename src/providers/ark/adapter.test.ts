@@ -113,6 +113,25 @@ describe('ark adapter: Seedance video', () => {
     expect(await read(done.outputs[0])).toEqual(FAKE_MP4);
   });
 
+  it('reads a 2xx other than 200 (a compatible gateway) at create, poll, cancel, image and check as the answer', async () => {
+    fake.server.successStatus.push(
+      { method: 'POST', pattern: /\/tasks$/, status: 201 },
+      { method: 'GET', pattern: /\/tasks\/[^/]+$/, status: 202 },
+      { method: 'DELETE', pattern: /\/tasks\/[^/]+$/, status: 202 },
+      { method: 'POST', pattern: /\/images\/generations$/, status: 201 },
+      { method: 'GET', pattern: /\/tasks$/, status: 203 },
+    );
+    const task = videoTask();
+    const submitted = await ark.submit(task);
+    if (submitted.status !== 'submitted') throw new Error(JSON.stringify(submitted));
+    expect(await pollUntilDone(submitted.jobId, task)).toMatchObject({ status: 'succeeded' });
+    fake.jobScript = { statuses: ['queued'] };
+    const queued = (await ark.submit(task)) as { jobId: string };
+    await ark.cancel(queued.jobId);
+    expect(await ark.submit(imageTask())).toMatchObject({ status: 'succeeded' });
+    expect(await ark.check()).toEqual({ reachable: true, authOk: true });
+  });
+
   it('sends video and audio references on Seedance 2.x, and no callback_url without a callback', async () => {
     const task = videoTask({
       reference_video_urls: ['https://v.example/a.mp4'],

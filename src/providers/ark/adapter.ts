@@ -216,7 +216,7 @@ export class ArkProvider implements TaskProvider {
     } catch (error) {
       return { reachable: false, authOk: false, detail: (error as Error).message };
     }
-    if (response.status === 200) return { reachable: true, authOk: true };
+    if (response.status >= 200 && response.status < 300) return { reachable: true, authOk: true };
     return { reachable: true, authOk: false, detail: describeAnswer(response) };
   }
 }

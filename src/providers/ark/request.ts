@@ -2,6 +2,8 @@
 // fields (resolution, ratio, duration, seed, watermark) next to a `content` list of text, image,
 // video and audio items; the older `--rs/--rt/--dur` text commands are never written into the prompt.
 // Seedream images are one synchronous POST whose `size` we derive from the aspect ratio.
+
+import { ownEntry } from '../../domain/own-entry.js';
 import type { ProviderFailure, ProviderTask } from '../task-provider.js';
 
 export type ArkContentItem =
@@ -161,7 +163,7 @@ export function buildImageBody(task: ProviderTask): Built<ArkImageBody> {
   const p = task.params;
   if (typeof p.prompt !== 'string' || p.prompt.trim() === '') return params('prompt is required');
   const ratio = p.aspect_ratio ?? '1:1';
-  const size = typeof ratio === 'string' ? SEEDREAM_SIZES[ratio] : undefined;
+  const size = typeof ratio === 'string' ? ownEntry(SEEDREAM_SIZES, ratio) : undefined;
   if (!size) return params('invalid aspect_ratio');
   const body: ArkImageBody = {
     model: task.upstreamModel,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FakeServer } from '../../testing/fakes/fake-server.js';
 import { FAL_TEST_KEY, type FalFake, startFalFake } from '../../testing/fakes/fal.js';
 import type { ProviderSettings } from '../config.js';
 import { NotSentError } from '../http/upstream-http.js';
@@ -256,6 +257,44 @@ describe('fal poll', () => {
     // The status URL lives under the app (owner/app), not the endpoint's subpath.
     expect(statusCalls[0].path).toBe(`/fal-ai/kling-video/requests/${jobId}/status`);
     expect(statusCalls.every((c) => c.headers.authorization === `Key ${FAL_TEST_KEY}`)).toBe(true);
+  });
+
+  it("reads fal's documented 202 status answers (queued, in progress) as running, 200 COMPLETED as done", async () => {
+    const provider = new FalProvider(settings());
+    const t = task();
+    fake.next({ statuses: ['IN_QUEUE', 'IN_QUEUE', 'IN_PROGRESS', 'COMPLETED'] });
+    const jobId = await submitted(provider, t);
+    const statusUrl = `${fake.origin}/fal-ai/kling-video/requests/${jobId}/status`;
+    const queued = await fetch(statusUrl, { headers: { authorization: `Key ${FAL_TEST_KEY}` } });
+    expect([queued.status, ((await queued.json()) as { status: string }).status]).toEqual([202, 'IN_QUEUE']);
+    expect(await provider.poll(jobId, t)).toEqual({ status: 'running' });
+    expect(await provider.poll(jobId, t)).toEqual({ status: 'running' });
+    expect(await provider.poll(jobId, t)).toMatchObject({ status: 'succeeded' });
+    const done = await fetch(statusUrl, { headers: { authorization: `Key ${FAL_TEST_KEY}` } });
+    expect([done.status, ((await done.json()) as { status: string }).status]).toEqual([200, 'COMPLETED']);
+  });
+
+  it('a result URL that answers 202 (not stored yet) is read again later, never a failure', async () => {
+    const server = await new FakeServer()
+      .on('GET', /\/fal-ai\/flux\/requests\/[^/]+\/status/, () => ({
+        status: 200,
+        json: { status: 'COMPLETED' },
+      }))
+      .on('GET', /\/fal-ai\/flux\/requests\/[^/]+/, () => ({ status: 202, json: { status: 'IN_PROGRESS' } }))
+      .start();
+    try {
+      const provider = new FalProvider(settings({ baseUrl: server.origin }));
+      const t = task({
+        modelId: 'flux-1-1-pro',
+        upstreamModel: 'fal-ai/flux/dev',
+        kind: 'image',
+        params: { prompt: 'x' },
+      });
+      const jobId = '3f1c0000-0000-4000-8000-00000000abcd';
+      expect(await provider.poll(jobId, t)).toMatchObject({ status: 'running' });
+    } finally {
+      await server.close();
+    }
   });
 
   it('image endpoints: images with their size, and the image count as usage', async () => {

@@ -126,7 +126,9 @@ export class FalProvider implements TaskProvider {
       return { status: 'failed', failure: { kind: 'upstream', detail: `not a fal job id: ${jobId}` } };
     const status = await callUpstream({ method: 'GET', url: job.statusUrl, headers: this.headers });
     if (status.status === 429 || status.status >= 500) return { status: 'running', retryAfterMs: 1_000 };
-    if (status.status !== 200) {
+    // fal answers 202 while the request is queued or running and 200 once it is COMPLETED: every
+    // 2xx is a status to read, the body's `status` decides.
+    if (status.status < 200 || status.status >= 300) {
       // A refused key or a locked account, as at submit; a request fal does not know (404) cannot
       // finish: nothing to wait for.
       const meaning = mapFalError(status);
@@ -144,7 +146,9 @@ export class FalProvider implements TaskProvider {
 
   private async result(responseUrl: string, status: UpstreamResponse): Promise<PollOutcome> {
     const result = await callUpstream({ method: 'GET', url: responseUrl, headers: this.headers });
-    if (result.status === 200) {
+    // A 202 here is the queue saying the result is not stored yet: read it again on the next poll.
+    if (result.status === 202) return { status: 'running', retryAfterMs: 1_000 };
+    if (result.status >= 200 && result.status < 300) {
       const parsed = resultOf(result.json);
       if (parsed) return { status: 'succeeded', ...parsed };
       return {

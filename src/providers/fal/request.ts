@@ -2,6 +2,7 @@
 // its own input schema, so the mapping is per model family (chosen by our catalog model id). When a
 // start image is given, most families live under a sibling path (…/image-to-video, …/edit).
 // Anything the endpoint cannot express is refused here, before any network call.
+import { ownEntry } from '../../domain/own-entry.js';
 
 export type FalInput = Record<string, unknown>;
 
@@ -53,7 +54,7 @@ function pick(params: Record<string, unknown>, names: Record<string, string>): F
 function imageSize(params: Record<string, unknown>): FalInput | string {
   const ratio = str(params.aspect_ratio);
   if (!ratio) return {};
-  const size = IMAGE_SIZES[ratio];
+  const size = ownEntry(IMAGE_SIZES, ratio);
   return size
     ? { image_size: size }
     : `invalid aspect_ratio: must be one of ${Object.keys(IMAGE_SIZES).join(', ')}`;
@@ -195,7 +196,7 @@ function seedance(defaultPath: string | undefined): Family {
 
 /** Our model ids with a variant suffix (`veo-3-fast:audio`) map like their base model. */
 function familyOf(modelId: string): Family | undefined {
-  return FAMILIES[modelId.split(':')[0]];
+  return ownEntry(FAMILIES, modelId.split(':')[0]);
 }
 
 /** A route's `model` that is a fal path (owner/app[/…]); otherwise it is our own model id. */

@@ -121,6 +121,27 @@ describe('gemini adapter: Veo', () => {
     expect(fake.server.calls(/^\/blobs\//)).toHaveLength(1);
   });
 
+  it('reads a 2xx other than 200 (a compatible gateway) at create, poll, image and check as the answer', async () => {
+    fake.server.successStatus.push(
+      { method: 'POST', pattern: /:predictLongRunning$/, status: 201 },
+      { method: 'POST', pattern: /:generateContent$/, status: 201 },
+      { method: 'GET', pattern: /\/operations\//, status: 202 },
+      { method: 'GET', pattern: /^\/v1beta\/models$/, status: 203 },
+    );
+    try {
+      const adapter = provider();
+      const task = video();
+      const submitted = await adapter.submit(task);
+      if (submitted.status !== 'submitted') throw new Error(JSON.stringify(submitted));
+      expect(await adapter.poll(submitted.jobId, task)).toEqual({ status: 'running' });
+      expect(await adapter.poll(submitted.jobId, task)).toMatchObject({ status: 'succeeded' });
+      expect(await adapter.submit(image())).toMatchObject({ status: 'succeeded' });
+      expect(await adapter.check!()).toEqual({ reachable: true, authOk: true });
+    } finally {
+      fake.server.successStatus.length = 0;
+    }
+  });
+
   it('accepts a base_url that already ends in /v1beta', async () => {
     expect(apiRoot('https://generativelanguage.googleapis.com')).toBe(
       'https://generativelanguage.googleapis.com/v1beta',

@@ -238,6 +238,24 @@ describe('poll', () => {
     expect(done.usage).toEqual({ seconds: 5.1 });
   });
 
+  it('reads a 2xx other than 200 (a compatible gateway) with code 0 at create, poll, reconcile and check', async () => {
+    fake.server.successStatus.push(
+      { method: 'POST', pattern: /\/v1\/videos\//, status: 201 },
+      { method: 'GET', pattern: /\/v1\/videos\//, status: 202 },
+    );
+    try {
+      const { t, jobId } = await submitted();
+      const p = provider();
+      let outcome = await p.poll(jobId, t);
+      for (let i = 0; i < 5 && outcome.status === 'running'; i++) outcome = await p.poll(jobId, t);
+      expect(outcome).toMatchObject({ status: 'succeeded' });
+      expect(await p.reconcile(t)).toEqual({ status: 'found', jobId });
+      expect(await p.check()).toEqual({ reachable: true, authOk: true });
+    } finally {
+      fake.server.successStatus.length = 0;
+    }
+  });
+
   it('a failed job: safety messages → rejected, anything else → upstream', async () => {
     const p = provider();
     const safety = await submitted({

@@ -1,13 +1,14 @@
 // The `kling` adapter type: Kling's official API, authenticated by an access key and a secret key
 // (Kling signs nothing with an api_key). `mode` (std | pro) is an optional provider option.
 
+import { ownEntry } from '../../domain/own-entry.js';
 import type { TaskAdapterType } from '../adapter-type.js';
 import type { ProviderSettings } from '../config.js';
 import { KlingProvider } from './adapter.js';
 import type { KlingMode } from './request.js';
 
 function option(settings: ProviderSettings, name: string): unknown {
-  return settings.options[name];
+  return ownEntry(settings.options, name);
 }
 
 export const klingAdapterType: TaskAdapterType = {

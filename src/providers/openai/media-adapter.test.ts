@@ -167,6 +167,23 @@ describe('videos (sora-2)', () => {
     expect(download.headers.authorization).toBe(`Bearer ${fake.apiKey}`);
   });
 
+  it('reads a 201 or 202 (a compatible server or proxy) at create, poll and check as the answer it carries', async () => {
+    fake.server.successStatus.push(
+      { method: 'POST', pattern: /^\/v1\/videos$/, status: 201 },
+      { method: 'GET', pattern: /^\/v1\/videos\/[^/]+$/, status: 202 },
+      { method: 'GET', pattern: /^\/v1\/models$/, status: 202 },
+    );
+    try {
+      const jobId = await submitted(provider.submit(video()));
+      expect(await provider.poll(jobId, video())).toEqual({ status: 'running' });
+      expect(await provider.poll(jobId, video())).toEqual({ status: 'running' });
+      expect(await provider.poll(jobId, video())).toMatchObject({ status: 'succeeded' });
+      expect(await provider.check()).toEqual({ reachable: true, authOk: true });
+    } finally {
+      fake.server.successStatus.length = 0;
+    }
+  });
+
   it('maps the default shape (16:9, 4 s) and refuses durations, ratios and start_image_url it cannot send', async () => {
     const jobId = await submitted(provider.submit(video({ duration: undefined, aspect_ratio: undefined })));
     expect(fake.videos.get(jobId)?.fields).toMatchObject({ seconds: '4', size: '1280x720' });

@@ -3,6 +3,8 @@
 // (create, then poll GET /videos/{id}, then download /videos/{id}/content with our key).
 // No cancel: DELETE /videos/{id} is documented for completed or failed videos only.
 // No reconcile: the API cannot look a video up by a client reference.
+
+import { ownEntry } from '../../domain/own-entry.js';
 import {
   callUpstream,
   describeAnswer,
@@ -42,6 +44,11 @@ const CALL_TIMEOUT_MS = 60_000;
 const IMAGE_JOB_PREFIX = 'img_';
 
 const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
+
+/** The content type of the upstream's `output_format`: PNG when absent or not one it documents. */
+export function imageContentType(format: unknown): string {
+  return ownEntry(IMAGE_TYPES, String(format ?? 'png')) ?? 'image/png';
+}
 
 interface ImageAnswer {
   data?: Array<{ b64_json?: unknown; url?: unknown }>;
@@ -99,7 +106,7 @@ export class OpenAiMediaProvider implements TaskProvider {
     if (!('text' in response)) return response;
     if (response.status < 200 || response.status >= 300) return submitError(response);
     const answer = response.json as ImageAnswer | undefined;
-    const contentType = IMAGE_TYPES[String(answer?.output_format ?? 'png')] ?? 'image/png';
+    const contentType = imageContentType(answer?.output_format);
     const outputs: ProviderOutput[] = [];
     for (const item of Array.isArray(answer?.data) ? answer.data : []) {
       const size = { contentType, width: request.width, height: request.height };

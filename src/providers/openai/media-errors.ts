@@ -1,6 +1,8 @@
 // OpenAI answers {error: {message, type, code, param}} → our failure kinds. The code decides, not the
 // HTTP status alone: a 429 is a rate limit (busy, try again) when the code is rate_limit_exceeded but
 // a billing problem when it is insufficient_quota. The upstream's message never reaches a client.
+
+import { ownEntry } from '../../domain/own-entry.js';
 import { describeAnswer, retryAfterMs, type UpstreamResponse } from '../http/upstream-http.js';
 import type { PollOutcome, ProviderFailure, SubmitOutcome } from '../task-provider.js';
 
@@ -46,7 +48,7 @@ const PARAM_NAMES: Record<string, string> = {
 };
 
 function paramsFailure(error: OpenAiError | undefined, detail: string): ProviderFailure {
-  const ours = error?.param ? PARAM_NAMES[error.param] : undefined;
+  const ours = error?.param ? ownEntry(PARAM_NAMES, error.param) : undefined;
   return { kind: 'params', ...(ours ? { message: `invalid ${ours}` } : {}), detail };
 }
 

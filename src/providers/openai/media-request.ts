@@ -1,6 +1,7 @@
 // Our validated task params → the OpenAI Images and Videos request bodies. What the upstream cannot
 // express is refused here, before any network call, with the spec's parameter message.
 import { FormData } from 'undici';
+import { ownEntry } from '../../domain/own-entry.js';
 import type { ProviderFailure, ProviderTask } from '../task-provider.js';
 
 /** gpt-image-1 sizes; the images API has no other shapes (besides "auto", which we never send). */
@@ -71,7 +72,7 @@ export function imageRequest(task: ProviderTask, seed: SeedPolicy = 'ignore'): I
   const text = prompt(task);
   if (typeof text !== 'string') return text;
   const aspect = task.params.aspect_ratio ?? '1:1';
-  const shape = typeof aspect === 'string' ? IMAGE_SIZES[aspect] : undefined;
+  const shape = typeof aspect === 'string' ? ownEntry(IMAGE_SIZES, aspect) : undefined;
   if (!shape) return params('invalid aspect_ratio');
   const quality = task.params.quality;
   if (quality !== undefined && (typeof quality !== 'string' || !IMAGE_QUALITIES.includes(quality)))
@@ -101,7 +102,7 @@ export function videoRequest(task: ProviderTask, seed: SeedPolicy = 'ignore'): V
   if (!VIDEO_SECONDS.includes(duration as (typeof VIDEO_SECONDS)[number]))
     return params('duration must be 4, 8 or 12');
   const aspect = task.params.aspect_ratio ?? '16:9';
-  const shape = typeof aspect === 'string' ? VIDEO_SIZES[aspect] : undefined;
+  const shape = typeof aspect === 'string' ? ownEntry(VIDEO_SIZES, aspect) : undefined;
   if (!shape) return params('invalid aspect_ratio');
   const fields = { model: task.upstreamModel, prompt: text, seconds: String(duration), size: shape.size };
   const form = new FormData();

@@ -120,6 +120,29 @@ describe('submit and poll', () => {
     expect((await fetchBytes(output.source.url)).bytes.equals(FAKE_MP4)).toBe(true);
   });
 
+  it("reads Replicate's documented 201 Created of a create, and any other 2xx, as an answer", async () => {
+    fake.next({ statuses: ['starting', 'succeeded'], stepMs: 5 });
+    const created = await fetch(`${fake.baseUrl}/models/google/veo-3-fast/predictions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fake.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: { prompt: 'x' } }),
+    });
+    expect(created.status).toBe(201);
+    fake.listShowsWebhook = true;
+    const submitted = await provider.submit(task(), { callbackUrl: CALLBACK });
+    expect(submitted.status).toBe('submitted');
+    if (submitted.status !== 'submitted') throw new Error('not submitted');
+    // A proxy in front of Replicate may answer 202 to a read: still the prediction.
+    fake.server.successStatus.push({ method: 'GET', pattern: /^\/v1\//, status: 202 });
+    try {
+      expect(await pollToEnd(submitted.jobId, task())).toMatchObject({ status: 'succeeded' });
+      expect(await provider.check!()).toEqual({ reachable: true, authOk: true });
+      expect(await provider.reconcile!(task())).toEqual({ status: 'found', jobId: submitted.jobId });
+    } finally {
+      fake.server.successStatus.length = 0;
+    }
+  });
+
   it('omits the webhook when callbacks are off', async () => {
     await provider.submit(task());
     expect(fake.creates()[0].json).toEqual({

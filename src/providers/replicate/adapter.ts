@@ -182,7 +182,7 @@ export class ReplicateProvider implements TaskProvider {
           headers: this.auth,
           timeoutMs: 30_000,
         });
-        if (response.status !== 200) return { status: 'unknown' };
+        if (response.status < 200 || response.status >= 300) return { status: 'unknown' };
         const results: unknown[] = Array.isArray(response.json?.results) ? response.json.results : [];
         let older = false;
         for (const item of results) {
@@ -232,7 +232,7 @@ export class ReplicateProvider implements TaskProvider {
     } catch (error) {
       return { reachable: false, authOk: false, detail: (error as Error).message };
     }
-    if (response.status === 200) return { reachable: true, authOk: true };
+    if (response.status >= 200 && response.status < 300) return { reachable: true, authOk: true };
     return { reachable: true, authOk: false, detail: describeAnswer(response) };
   }
 }

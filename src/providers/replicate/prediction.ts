@@ -1,5 +1,7 @@
 // A Replicate prediction object (create, get, list and webhook bodies all share it) and what the
 // runner needs from it: the outputs (a URL or a list of URLs, each one file) and the usage.
+
+import { ownEntry } from '../../domain/own-entry.js';
 import type { ProviderOutput, ProviderUsage } from '../task-provider.js';
 
 export interface Prediction {
@@ -38,7 +40,7 @@ const CONTENT_TYPES: Record<string, string> = {
 
 function contentTypeOf(url: URL): string | undefined {
   const extension = /\.([a-z0-9]+)$/i.exec(url.pathname)?.[1]?.toLowerCase();
-  return extension ? CONTENT_TYPES[extension] : undefined;
+  return extension ? ownEntry(CONTENT_TYPES, extension) : undefined;
 }
 
 /** A URL string of the output, as a file: public delivery URLs, or inline data URIs. */

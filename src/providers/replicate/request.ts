@@ -2,6 +2,8 @@
 // the names of the catalog's params are mapped per upstream model family (the models our catalog
 // routes to), with a generic mapping for any other model. What a model cannot take is refused here,
 // before any network call; values the model might refuse are left to its own 422 (see errors.ts).
+
+import { ownEntry } from '../../domain/own-entry.js';
 import type { ProviderFailure, ProviderTask, SubmitContext } from '../task-provider.js';
 
 /** Where a prediction is created: an official model's endpoint, or a version on /predictions. */
@@ -89,7 +91,7 @@ const NOT_INPUT = new Set(['model_name', 'webhook_url']);
 
 export function mappingFor(upstreamModel: string): InputMapping {
   const base = upstreamModel.split(':')[0].toLowerCase();
-  const family = FAMILIES[base];
+  const family = ownEntry(FAMILIES, base);
   if (!family) return GENERIC;
   return {
     ...family,

@@ -4,6 +4,7 @@
 // which makes the billing of a stream cut after K chunks exact.
 import { createHash } from 'node:crypto';
 import type { ChatContentPart, ChatFunctionTool, ChatMessage } from '../../domain/chat/types.js';
+import { ownEntry } from '../../domain/own-entry.js';
 
 export interface ChatDirectives {
   /** [sim:delay=MS] time before the first output. */
@@ -184,12 +185,8 @@ function toolScript(tool: ChatFunctionTool, prompt: string, maxTokens: number | 
 function argumentsFor(schema: Record<string, unknown> | undefined, text: string): Record<string, unknown> {
   const properties = (schema?.properties ?? {}) as Record<string, Record<string, unknown>>;
   const required = Array.isArray(schema?.required) ? (schema.required as string[]) : Object.keys(properties);
-  const args: Record<string, unknown> = {};
-  for (const name of required) {
-    const property = properties[name] ?? {};
-    args[name] = valueFor(property, text);
-  }
-  return args;
+  // Own entries whatever the names (`__proto__` among them): the schema is the client's.
+  return Object.fromEntries(required.map((name) => [name, valueFor(ownEntry(properties, name) ?? {}, text)]));
 }
 
 function valueFor(property: Record<string, unknown>, text: string): unknown {

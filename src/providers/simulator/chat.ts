@@ -13,6 +13,7 @@ import type {
   ChatUsage,
 } from '../../domain/chat/types.js';
 import { AppError } from '../../domain/errors.js';
+import { ownEntry } from '../../domain/own-entry.js';
 import type { ChatProvider, UpstreamChatCall } from '../chat-provider.js';
 import {
   type ChatDirectives,
@@ -89,7 +90,7 @@ export class SimulatorChatProvider implements ChatProvider {
     signal.throwIfAborted();
     if (directives.fail && !(streaming && directives.fail === 'stream')) {
       throw (
-        FAILURES[directives.fail] ??
+        ownEntry(FAILURES, directives.fail) ??
         (() => new AppError('upstream_error', `Simulated failure: ${directives.fail}`))
       )();
     }

@@ -18,14 +18,17 @@ import { estimatePromptTokens, measurePrompt, promptTokenBound } from '../../dom
 import { type ChatRequest, parseChatRequest, readChatModel } from '../../domain/chat/request.js';
 import { AppError } from '../../domain/errors.js';
 import { uuidV7 } from '../../domain/ids.js';
+import { spendRoom } from '../../domain/keys/limits.js';
 import { modelAllowed } from '../../domain/keys/restrictions.js';
 import { Cancellation } from '../../providers/cancellation.js';
 import type { ChatRegistry, ChatRoute } from '../../providers/chat-registry.js';
 import type { ChatOpening } from '../../storage/repositories/chat-billing.js';
+import type { SpendState } from '../../storage/repositories/keys.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedKey } from '../auth.js';
 import type { CatalogService } from '../catalog.js';
 import type { Clock } from '../clock.js';
+import { capReached } from '../hold-refusal.js';
 import type { Metrics } from '../metrics.js';
 import { BalanceHints } from './balance-hints.js';
 import { ChatCall, type EarlyUpstream } from './chat-call.js';
@@ -184,13 +187,23 @@ export class ChatService {
       return balanceAfter !== null;
     };
     if (held(await storage.chatBilling.openReporting(opening, full.amount))) return full;
+    let capped: { state: SpendState; room: number } | null = null;
     for (let attempt = 0; attempt < SMALLER_HOLD_ATTEMPTS; attempt++) {
-      const balance = await storage.usage.availableBalance(opening.ref.accountId, keyId);
-      if (balance === undefined) throw new AppError('invalid_api_key');
-      const planned = planChatHold({ ...sizing, balance });
+      const state = await storage.keys.spendState(keyId);
+      if (state === undefined) throw new AppError('invalid_api_key');
+      // What the key may hold: its balance, and no more than its spend cap leaves.
+      const room = spendRoom(state, now);
+      const balance = Number(state.balance);
+      capped = room !== null && room < balance ? { state, room } : null;
+      let planned: ChatHoldPlan;
+      try {
+        planned = planChatHold({ ...sizing, balance: capped ? capped.room : balance });
+      } catch (error) {
+        throw capped && error instanceof AppError ? capReached(capped.state, capped.room) : error;
+      }
       if (held(await storage.chatBilling.openReporting(opening, planned.amount))) return planned;
     }
-    throw new AppError('insufficient_balance');
+    throw capped ? capReached(capped.state, capped.room) : new AppError('insufficient_balance');
   }
 
   /** Closes the upstream connection pools and gives up this process's hold lease. */

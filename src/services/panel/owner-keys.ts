@@ -22,6 +22,13 @@ export interface RestrictionsInput {
   rate_limit_per_min?: number | null;
 }
 
+/** The key's limits as the panel's form gives them (validated by AccountsService). */
+export interface LimitsInput {
+  expires_at: string | null;
+  spend_limit_rub: string | null;
+  spend_limit_period: string | null;
+}
+
 const NAME_MAX = 100;
 
 /** A key name as typed: trimmed, empty means none, at most 100 characters. */
@@ -95,6 +102,11 @@ export class OwnerKeysService {
   /** Same rules and audit record as PATCH /admin/keys/{id}; the API obeys at once (cache eviction). */
   async restrict(accountId: number, keyId: number, patch: RestrictionsInput, by: Actor): Promise<ApiKeyRow> {
     return this.deps.accounts.updateKeyRestrictions(keyId, { ...patch }, by, accountId);
+  }
+
+  /** The expiry and the spend cap, with the same rules and audit record as PATCH /admin/keys/{id}. */
+  async limit(accountId: number, keyId: number, limits: LimitsInput, by: Actor): Promise<ApiKeyRow> {
+    return this.deps.accounts.updateKeyRestrictions(keyId, { ...limits }, by, accountId);
   }
 
   /**

@@ -8,12 +8,14 @@ import type { ObjectStore } from '../../objects/object-store.js';
 import { loadProvidersConfig, ProvidersFileError } from '../../providers/config.js';
 import { SimulatorProvider } from '../../providers/simulator/simulator.js';
 import { TaskProviderRegistry } from '../../providers/task-registry.js';
+import { ProviderAccountsRepository } from '../../storage/repositories/provider-accounts.js';
 import type { Storage } from '../../storage/storage.js';
 import type { CatalogService } from '../catalog.js';
 import type { Clock } from '../clock.js';
 import { IdempotencyService } from '../idempotency.js';
 import type { Metrics } from '../metrics.js';
 import { ProviderHooks } from '../provider-hooks.js';
+import { ProviderPool } from '../provider-pool.js';
 import { TaskEvents } from './events.js';
 import { TasksService } from './tasks-service.js';
 
@@ -21,6 +23,8 @@ export interface TaskServices {
   tasks: TasksService;
   taskEvents: TaskEvents;
   taskProviders: TaskProviderRegistry;
+  /** The PROVIDERS_FILE accounts: weights, health (breaker, down/re-check) and max_concurrency. */
+  providerPool: ProviderPool;
   /** Upstream callbacks: each task's callback URL, and POST /hooks/{provider}. */
   providerHooks: ProviderHooks;
   idempotency: IdempotencyService;
@@ -66,10 +70,23 @@ export async function buildTaskServices(
     webhookAllowPrivate: config.webhookAllowPrivate,
     metrics,
   });
+  const providerPool = new ProviderPool(
+    taskProviders,
+    new ProviderAccountsRepository(storage.db, storage.engine),
+    clock,
+    {
+      windowMs: config.providerBreakerWindowMs,
+      minRequests: config.providerBreakerMinRequests,
+      failurePercent: config.providerBreakerFailurePercent,
+      cooldownMs: config.providerBreakerCooldownMs,
+      recheckMs: config.providerRecheckMs,
+    },
+  );
   return {
     tasks,
     taskEvents,
     taskProviders,
+    providerPool,
     providerHooks: new ProviderHooks({
       storage,
       clock,

@@ -2,7 +2,6 @@
 // the checks of DESIGN.md §4 from model_name on, then ONE transaction with the task (pending), its
 // hold (a guarded write: 402 when the balance does not cover it) and whatever the caller adds, such
 // as the idempotent answer. Nothing is written when any check fails.
-import { microToRub } from '../../domain/billing/money.js';
 import type { CatalogModel } from '../../domain/catalog/model.js';
 import { isInternalModelId } from '../../domain/catalog/model.js';
 import { AppError } from '../../domain/errors.js';
@@ -16,6 +15,7 @@ import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedKey } from '../auth.js';
 import type { CatalogService } from '../catalog.js';
 import type { Clock } from '../clock.js';
+import { holdRefusal } from '../hold-refusal.js';
 import type { Metrics } from '../metrics.js';
 import { assertWebhookTargetAllowed } from '../webhooks/target-policy.js';
 import type { TaskEvents } from './events.js';
@@ -124,22 +124,19 @@ export async function createTask(deps: CreateTaskDeps, input: CreateTaskInput): 
     updated_at: now,
     finished_at: null,
   };
-  const refused = () =>
-    new AppError(
-      'insufficient_balance',
-      `Balance is below the cost of this request (${microToRub(quote.holdAmount)} RUB)`,
-    );
   const { inTransaction } = input;
   if (inTransaction) {
     await deps.storage.transaction(async (tx) => {
       // First, so a concurrent duplicate stops at the idempotency key before touching the balance.
       await inTransaction(tx, task);
-      if (!(await tx.insertTaskWithHold(task satisfies NewTask))) throw refused();
+      if (!(await tx.insertTaskWithHold(task satisfies NewTask)))
+        throw await holdRefusal(tx.keys, task.key_id, task.hold_amount, now);
     });
   } else if (!(await deps.storage.insertTaskWithHold(task))) {
     // The task and its hold are written together or not at all (batched with the tasks created
-    // alongside on PostgreSQL, one commit and one lock of the key's row for the lot).
-    throw refused();
+    // alongside on PostgreSQL, one commit and one lock of the key's row for the lot). Refused by
+    // the balance or by the key's spend cap: the refusal says which.
+    throw await holdRefusal(deps.storage.keys, task.key_id, task.hold_amount, now);
   }
   deps.metrics?.taskCreated(task);
   deps.events.created();

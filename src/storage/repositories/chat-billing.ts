@@ -13,12 +13,14 @@
 // PG_CHAT_SYNC_COMMIT, waits for it through a flush barrier (pg-flush-barrier.ts).
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
+import { periodStarts } from '../../domain/keys/limits.js';
 import type { Engine } from '../db.js';
 import { PgBatcher } from '../pg-batcher.js';
 import { type PgChatOpen, type PgChatSettle, pgOpenMany, pgSettleMany } from '../pg-chat-batch.js';
 import { commitsOn, type FlushBarrier } from '../pg-flush-barrier.js';
 import { prepared } from '../prepared.js';
 import type { Database } from '../schema.js';
+import { holdSpendSet, type PeriodStartValues, releaseSpendSet, withinSpendCap } from '../spend-cap-sql.js';
 import { ChatHoldsRepository } from './chat-holds.js';
 import { type KeyRef, LedgerIntegrityError, LedgerRepository, pgSettlementEntries } from './ledger.js';
 import { type UsageOutcome, UsageRepository } from './usage.js';
@@ -46,12 +48,14 @@ const PG_OPEN = prepared(
       amount: number;
       now: number;
       processId: string | null;
-    },
+    } & PeriodStartValues,
   ) => sql<{ balance: string }>`
     with moved as (
       update api_keys
-      set balance = balance - ${p.amount}, held = held + ${p.amount}, updated_at = ${p.now}
+      set balance = balance - ${p.amount}, held = held + ${p.amount}, updated_at = ${p.now},
+          ${holdSpendSet(null, p.amount, p)}
       where id = ${p.keyId} and deleted_at is null and balance >= ${p.amount}
+        and ${withinSpendCap(null, p.amount, p)}
       returning balance, held
     ), hold as (
       insert into ledger_entries
@@ -97,7 +101,8 @@ const PG_SETTLE = prepared(
       from closed
     ), moved as (
       update api_keys
-      set held = held - ${p.holdAmount}, balance = balance + ${p.released}, updated_at = ${p.now}
+      set held = held - ${p.holdAmount}, balance = balance + ${p.released}, updated_at = ${p.now},
+          ${releaseSpendSet(null, p.released, sql`(select created_at from closed)`)}
       where id = ${p.keyId} and exists (select 1 from closed)
       returning balance, held
     )
@@ -138,7 +143,10 @@ export class ChatBillingRepository {
   // PostgreSQL, outside a transaction: the holds and the settlements that arrive while one is in
   // flight go to the database as one statement each (pg-batcher.ts, pg-chat-batch.ts).
   private readonly pgOpens = new PgBatcher<PgChatOpen, number | null>(
-    async (values) => balanceAfter(await this.commits.durably((db) => PG_OPEN(db, values))),
+    async (values) =>
+      balanceAfter(
+        await this.commits.durably((db) => PG_OPEN(db, { ...values, ...periodStarts(values.now) })),
+      ),
     (items) => this.commits.durably((db) => pgOpenMany(db, items)),
   );
   // One statement in flight, as for holds: every settlement of a hot key locks its row, so a second
@@ -187,7 +195,8 @@ export class ChatBillingRepository {
         now: ref.now,
         processId,
       };
-      if (this.db.isTransaction) return balanceAfter(await PG_OPEN(this.db, values));
+      if (this.db.isTransaction)
+        return balanceAfter(await PG_OPEN(this.db, { ...values, ...periodStarts(ref.now) }));
       return this.pgOpens.run(values);
     }
     return this.transact(async (trx) => {

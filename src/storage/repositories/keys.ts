@@ -1,13 +1,28 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { KeyLimitsPatch } from '../../domain/keys/limits.js';
 import type { ApiKeysTable, Database } from '../schema.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
+
+/** What an operator or owner may change on a key (the spend counter only to restart it). */
+export interface KeyPatch extends KeyLimitsPatch {
+  allowed_models?: string | null;
+  allowed_ip_cidrs?: string | null;
+  rate_limit_per_min?: number | null;
+  spend_in_period?: number;
+  spend_since?: number;
+}
 
 /** A live key joined with what authentication needs from its account. */
 export interface AuthKeyRow extends ApiKeyRow {
   messaging_id: number;
   coefficient_ppm: number;
 }
+
+export type SpendState = Pick<
+  ApiKeyRow,
+  'balance' | 'spend_limit' | 'spend_limit_period' | 'spend_in_period' | 'spend_since'
+>;
 
 export class KeysRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -21,6 +36,7 @@ export class KeysRepository {
     allowedModels: string[] | null;
     allowedIpCidrs: string[] | null;
     rateLimitPerMin: number | null;
+    limits?: KeyLimitsPatch;
     now: number;
   }): Promise<ApiKeyRow> {
     return this.db
@@ -36,6 +52,9 @@ export class KeysRepository {
         allowed_models: input.allowedModels ? JSON.stringify(input.allowedModels) : null,
         allowed_ip_cidrs: input.allowedIpCidrs ? JSON.stringify(input.allowedIpCidrs) : null,
         rate_limit_per_min: input.rateLimitPerMin,
+        // Only the limits given: left out, the columns take their defaults (and a key written on a
+        // schema from before them, as migration tests do, still works).
+        ...input.limits,
         created_at: input.now,
         updated_at: input.now,
       })
@@ -85,15 +104,7 @@ export class KeysRepository {
       .executeTakeFirst();
   }
 
-  async updateRestrictions(
-    keyId: number,
-    patch: {
-      allowed_models?: string | null;
-      allowed_ip_cidrs?: string | null;
-      rate_limit_per_min?: number | null;
-    },
-    now: number,
-  ): Promise<ApiKeyRow | undefined> {
+  async updateRestrictions(keyId: number, patch: KeyPatch, now: number): Promise<ApiKeyRow | undefined> {
     return this.db
       .updateTable('api_keys')
       .set({ ...patch, updated_at: now })
@@ -110,6 +121,16 @@ export class KeysRepository {
       .where('id', '=', keyId)
       .where('deleted_at', 'is', null)
       .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** What decides whether a hold fits: the available balance and the spend cap's state. */
+  async spendState(keyId: number): Promise<SpendState | undefined> {
+    return this.db
+      .selectFrom('api_keys')
+      .select(['balance', 'spend_limit', 'spend_limit_period', 'spend_in_period', 'spend_since'])
+      .where('id', '=', keyId)
+      .where('deleted_at', 'is', null)
       .executeTakeFirst();
   }
 

@@ -4,9 +4,18 @@
 // every change appends one ledger entry carrying the balance after it.
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { LEDGER_KIND_SPECS, type LedgerKindSpec } from '../../domain/billing/ledger-kinds.js';
+import { periodStarts } from '../../domain/keys/limits.js';
 import { type Engine, isUniqueViolation } from '../db.js';
 import { placeholderRow, prepared } from '../prepared.js';
 import type { Database, LedgerEntriesTable, LedgerKind } from '../schema.js';
+import {
+  holdSpendSet,
+  holdTimeOf,
+  type PeriodStartValues,
+  releaseSpendSet,
+  spendAfterRelease,
+  withinSpendCap,
+} from '../spend-cap-sql.js';
 
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
 
@@ -72,14 +81,19 @@ const APPEND_SETTLEMENT = prepared((db, _p: { capture: EntryValues; release: Ent
     ]),
 );
 
-const HOLD = prepared((db, p: { keyId: number; amount: number; now: number }) =>
-  db
-    .updateTable('api_keys')
-    .set({ balance: sql`balance - ${p.amount}`, held: sql`held + ${p.amount}`, updated_at: p.now })
-    .where('id', '=', p.keyId)
-    .where('deleted_at', 'is', null)
-    .where('balance', '>=', p.amount)
-    .returning(['balance', 'held']),
+/** A hold's values: the key, the amount, the time, and the period starts its spend cap counts from. */
+type HoldValues = { keyId: number; amount: number; now: number } & PeriodStartValues;
+
+// Guarded by the balance and by the key's spend cap (spend-cap-sql.ts), which moves with it.
+const HOLD = prepared(
+  (_db, p: HoldValues) =>
+    sql<Balances>`
+    update api_keys
+    set balance = balance - ${p.amount}, held = held + ${p.amount}, updated_at = ${p.now},
+        ${holdSpendSet(null, p.amount, p)}
+    where id = ${p.keyId} and deleted_at is null and balance >= ${p.amount}
+      and ${withinSpendCap(null, p.amount, p)}
+    returning balance, held`,
 );
 
 const TASK_ENTRIES = prepared((db, p: { taskId: string }) =>
@@ -95,7 +109,12 @@ const SETTLE_BALANCES_IF_HELD = prepared(
   (db, p: { keyId: number; holdAmount: number; released: number; now: number; taskId: string }) =>
     db
       .updateTable('api_keys')
-      .set({ held: sql`held - ${p.holdAmount}`, balance: sql`balance + ${p.released}`, updated_at: p.now })
+      .set({
+        held: sql`held - ${p.holdAmount}`,
+        balance: sql`balance + ${p.released}`,
+        updated_at: p.now,
+        spend_in_period: spendAfterRelease(null, p.released, holdTimeOf(p.taskId)),
+      })
       .where('id', '=', p.keyId)
       .where(({ exists, not, selectFrom }) =>
         exists(
@@ -124,12 +143,14 @@ const SETTLE_BALANCES_IF_HELD = prepared(
 // commit instead of one round trip per statement. SQLite has no such CTEs; its statements run
 // synchronously in the process anyway.
 const PG_HOLD_WITH_ENTRY = prepared(
-  (_db, p: { keyId: number; accountId: number; taskId: string; amount: number; now: number }) =>
+  (_db, p: HoldValues & { accountId: number; taskId: string }) =>
     sql<{ balance_after: number }>`
       with moved as (
         update api_keys
-        set balance = balance - ${p.amount}, held = held + ${p.amount}, updated_at = ${p.now}
+        set balance = balance - ${p.amount}, held = held + ${p.amount}, updated_at = ${p.now},
+            ${holdSpendSet(null, p.amount, p)}
         where id = ${p.keyId} and deleted_at is null and balance >= ${p.amount}
+          and ${withinSpendCap(null, p.amount, p)}
         returning balance, held
       )
       insert into ledger_entries
@@ -157,7 +178,8 @@ const PG_SETTLE_WITH_ENTRIES = prepared(
     sql<{ kind: string }>`
       with moved as (
         update api_keys
-        set held = held - ${p.holdAmount}, balance = balance + ${p.released}, updated_at = ${p.now}
+        set held = held - ${p.holdAmount}, balance = balance + ${p.released}, updated_at = ${p.now},
+            ${releaseSpendSet(null, p.released, holdTimeOf(p.taskId))}
         where id = ${p.keyId}
           and exists (select 1 from ledger_entries where task_id = ${p.taskId} and kind = 'hold'
                       and key_id = ${p.keyId} and amount = ${p.holdAmount})
@@ -363,7 +385,7 @@ export class LedgerRepository {
     return this.atomically(async (ledger) => {
       if (ledger.engine === 'sqlite') return ledger.holdOnSqlite(ref, taskId, amount) !== null;
       const values = { keyId: ref.keyId, accountId: ref.accountId, taskId, amount, now: ref.now };
-      return (await PG_HOLD_WITH_ENTRY(ledger.db, values)).rows.length === 1;
+      return (await PG_HOLD_WITH_ENTRY(ledger.db, { ...values, ...periodStarts(ref.now) })).rows.length === 1;
     });
   }
 
@@ -382,7 +404,8 @@ export class LedgerRepository {
   }
 
   private holdOnSqlite(ref: KeyRef, taskId: string, amount: number): number | null {
-    const after = HOLD.direct(this.db, { keyId: ref.keyId, amount, now: ref.now }).rows[0];
+    const values = { keyId: ref.keyId, amount, now: ref.now, ...periodStarts(ref.now) };
+    const after = HOLD.direct(this.db, values).rows[0];
     if (!after) return null;
     APPEND.direct(this.db, entry(ref, 'hold', amount, after, taskId));
     return Number(after.balance);

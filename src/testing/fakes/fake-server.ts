@@ -30,6 +30,12 @@ export class FakeServer {
   private server: Server | undefined;
   origin = '';
 
+  /**
+   * Answers a 200 of matching requests with another 2xx (e.g. 201 Created, 202 Accepted): what an
+   * upstream or a compatible proxy in front of it may send, and what an adapter must read as success.
+   */
+  readonly successStatus: Array<{ method: string; pattern: RegExp; status: number }> = [];
+
   /** Registers a route; the pattern is matched against the whole path (no query). */
   on(method: string, pattern: RegExp, handle: FakeRoute): this {
     this.routes.push({ method, pattern, handle });
@@ -86,7 +92,10 @@ export class FakeServer {
         return;
       }
       const body = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.body ?? '');
-      res.writeHead(reply.status, {
+      const rewrite = this.successStatus.find(
+        (r) => r.method === request.method && r.pattern.test(request.path),
+      );
+      res.writeHead(reply.status === 200 && rewrite ? rewrite.status : reply.status, {
         ...(reply.json !== undefined ? { 'content-type': 'application/json' } : {}),
         ...reply.headers,
       });

@@ -1,7 +1,7 @@
 // A loopback fal.ai queue API, following fal's documented shapes: POST {base}/{endpoint path}
 // (`Authorization: Key …`, JSON input, optional ?fal_webhook=) answers {request_id,
 // gateway_request_id, status_url, response_url, cancel_url}; GET …/requests/{id}/status answers
-// {status: IN_QUEUE|IN_PROGRESS|COMPLETED}; GET …/requests/{id} answers the model's output
+// {status: IN_QUEUE|IN_PROGRESS|COMPLETED}, with HTTP 202 until COMPLETED and 200 then; GET …/requests/{id} answers the model's output
 // ({video:{url,…}} or {images:[{url,width,height,content_type}]}) or its error
 // ({detail:[{loc,msg,type}]} + X-Fal-Retryable); PUT …/requests/{id}/cancel. Result files are served
 // by the fake itself under /files/. Each submit plays the next scripted scenario.
@@ -52,7 +52,7 @@ export class FalFake {
   private readonly scripts: FalScript[] = [];
   defaultScript: FalScript = {};
 
-  constructor(readonly apiKey: string = FAL_TEST_KEY) {
+  constructor(public apiKey: string = FAL_TEST_KEY) {
     const queue = '(?:/alt)?/([^/]+)/([^/]+)/requests/([^/]+)';
     this.server
       .on('GET', /\/files\/([\w-]+)\.(mp4|png)/, (_req, m) => this.file(m[1], m[2]))
@@ -186,7 +186,8 @@ export class FalFake {
     job.statusPolls++;
     const root = `${this.origin}/${job.app}/requests/${id}`;
     return {
-      status: 200,
+      // fal's reference: 202 while the request is queued or in progress, 200 once it is COMPLETED.
+      status: status === 'COMPLETED' ? 200 : 202,
       json: {
         status,
         request_id: id,

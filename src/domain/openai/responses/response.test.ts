@@ -52,7 +52,7 @@ describe('completionToResponse', () => {
       ],
       usage: {
         input_tokens: 10,
-        input_tokens_details: { cached_tokens: 0 },
+        input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
         output_tokens: 4,
         output_tokens_details: { reasoning_tokens: 0 },
         total_tokens: 14,
@@ -126,24 +126,35 @@ describe('completionToResponse', () => {
 });
 
 describe('responsesUsage', () => {
-  it('carries cached and reasoning token details over', () => {
+  it('carries cache reads, cache writes and reasoning token details over', () => {
     expect(
       responsesUsage(
         {
           prompt_tokens: 100,
           completion_tokens: 30,
-          prompt_tokens_details: { cached_tokens: 64 },
+          prompt_tokens_details: { cached_tokens: 64, cache_write_tokens: 20 },
           completion_tokens_details: { reasoning_tokens: 12 },
         },
         null,
       ),
     ).toEqual({
       input_tokens: 100,
-      input_tokens_details: { cached_tokens: 64 },
+      input_tokens_details: { cached_tokens: 64, cache_write_tokens: 20 },
       output_tokens: 30,
       output_tokens_details: { reasoning_tokens: 12 },
       total_tokens: 130,
     });
     expect(responsesUsage(null, null)).toBeNull();
+  });
+
+  it('reports no cache reads or writes as 0, never leaves the fields out (ResponseUsage requires both)', () => {
+    expect(responsesUsage({ prompt_tokens: 7, completion_tokens: 2 }, null)?.input_tokens_details).toEqual({
+      cached_tokens: 0,
+      cache_write_tokens: 0,
+    });
+    expect(responsesUsage(null, { promptTokens: 7, completionTokens: 2 })?.input_tokens_details).toEqual({
+      cached_tokens: 0,
+      cache_write_tokens: 0,
+    });
   });
 });

@@ -15,7 +15,7 @@ export interface ResponseIdentity {
 
 export interface ResponsesUsage {
   input_tokens: number;
-  input_tokens_details: { cached_tokens: number };
+  input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
@@ -75,7 +75,11 @@ export function statusOf(finishReason: string | null | undefined): {
   return { status: 'completed', incompleteReason: null };
 }
 
-/** The upstream's usage (with its cache and reasoning details), else the usage that was billed. */
+/**
+ * The upstream's usage (with its cache and reasoning details), else the usage that was billed. Cache
+ * reads and writes are always reported (0 when the upstream reported none): OpenAI's ResponseUsage
+ * requires both.
+ */
 export function responsesUsage(
   upstream: ChatUsage | null | undefined,
   billed: TokenUsage | null,
@@ -89,7 +93,10 @@ export function responsesUsage(
   };
   return {
     input_tokens: input,
-    input_tokens_details: { cached_tokens: details('prompt_tokens_details', 'cached_tokens') },
+    input_tokens_details: {
+      cached_tokens: details('prompt_tokens_details', 'cached_tokens'),
+      cache_write_tokens: details('prompt_tokens_details', 'cache_write_tokens'),
+    },
     output_tokens: output,
     output_tokens_details: { reasoning_tokens: details('completion_tokens_details', 'reasoning_tokens') },
     total_tokens: input + output,

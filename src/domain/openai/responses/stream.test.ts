@@ -138,7 +138,7 @@ describe('ResponsesStreamTranslator', () => {
     expect(events.find((e) => e.type === 'response.refusal.done')).toMatchObject({ refusal: 'I cannot' });
   });
 
-  it('turns an upstream failure into an error event (flat and nested) and response.failed', () => {
+  it('turns an upstream failure into an error event (flat and nested, gengate code) and response.failed (OpenAI enum code)', () => {
     const translator = new ResponsesStreamTranslator(identity, echo);
     translator.start();
     translator.chunk(chunk({ content: 'Half' }));
@@ -159,10 +159,26 @@ describe('ResponsesStreamTranslator', () => {
         type: 'response.failed',
         response: {
           status: 'failed',
-          error: { code: 'upstream_error', message: 'boom' },
+          error: { code: 'server_error', message: 'boom' },
           output: [{ type: 'message' }],
         },
       },
     ]);
+  });
+
+  it.each([
+    [{ code: 'upstream_error', type: 'api_error' }, 'server_error'],
+    [{ code: 'upstream_overloaded', type: 'service_unavailable' }, 'server_error'],
+    [{ code: 'upstream_timeout', type: 'api_error' }, 'server_error'],
+    [{ code: 'rate_limited', type: 'rate_limit_error' }, 'rate_limit_exceeded'],
+    [{ code: 'upstream_rejected_request', type: 'invalid_request_error' }, 'invalid_prompt'],
+    [{ code: 'content_policy_violation', type: 'invalid_request_error' }, 'invalid_prompt'],
+    [{}, 'server_error'],
+  ])('response.failed reads %o as %s', (failure, expected) => {
+    const translator = new ResponsesStreamTranslator(identity, echo);
+    translator.start();
+    const [error, failed] = translator.fail({ message: 'boom', ...failure });
+    expect(error.code).toBe((failure as { code?: string }).code ?? 'upstream_error');
+    expect(failed.response).toMatchObject({ error: { code: expected, message: 'boom' } });
   });
 });

@@ -8,6 +8,7 @@
 // Items are closed only at the end: chat deltas of parallel tool calls may interleave, and no delta
 // may follow an item's done event. Every event carries a sequence_number counted from 0.
 import type { ChatCompletionChunk, ChatUsage } from '../../chat/types.js';
+import { responseErrorCode } from './error-code.js';
 import type { ResponseEcho } from './request.js';
 import {
   type FunctionCallItem,
@@ -142,8 +143,9 @@ export class ResponsesStreamTranslator {
 
   /**
    * The upstream broke after the stream started: an `error` event, then response.failed. The error
-   * is given both flat (OpenAI's documented shape) and nested under `error` (so the openai SDK
-   * raises it as an APIError, as it does for chat streams).
+   * event carries gengate's own code, both flat (OpenAI's documented shape) and nested under `error`
+   * (so the openai SDK raises it as an APIError, as it does for chat streams); response.failed
+   * carries the nearest value of OpenAI's closed `ResponseErrorCode` enum.
    */
   fail(failure: StreamFailure): ResponsesEvent[] {
     const code = failure.code ?? 'upstream_error';
@@ -158,7 +160,7 @@ export class ResponsesStreamTranslator {
       this.event('response.failed', {
         response: this.snapshot({
           status: 'failed',
-          error: { code, message: failure.message },
+          error: { code: responseErrorCode(failure), message: failure.message },
           usage: responsesUsage(this.usage, null),
         }),
       }),

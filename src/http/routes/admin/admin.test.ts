@@ -68,6 +68,7 @@ const ENDPOINTS: [Method, string][] = [
   ['PUT', '/admin/models/x'],
   ['GET', '/admin/webhooks?status=undelivered'],
   ['POST', '/admin/accounts/1/login-link'],
+  ['GET', '/admin/providers'],
 ];
 
 describe('admin authentication', () => {
@@ -93,7 +94,8 @@ describe('admin authentication', () => {
 
   it('answers 401 to a missing or wrong token, changing nothing', async () => {
     const before = await countRows('accounts');
-    for (const [method, url] of ENDPOINTS) {
+    // One address per endpoint: an address sending more wrong tokens than that is slowed down (below).
+    for (const [i, [method, url]] of ENDPOINTS.entries()) {
       for (const headers of [
         {},
         { authorization: 'Bearer wrong-token' },
@@ -105,6 +107,7 @@ describe('admin authentication', () => {
           url,
           headers,
           payload: method === 'GET' || method === 'DELETE' ? undefined : { messaging_id: 5 },
+          remoteAddress: `10.44.0.${i}`,
         });
         expectError(res, 401, 'invalid_api_key');
       }
@@ -687,5 +690,13 @@ describe('POST /admin/accounts/{messaging_id}/login-link', () => {
     const before = await countRows('panel_tokens');
     expectError(await call('POST', '/admin/accounts/987654323/login-link'), 404, 'not_found');
     expect(await countRows('panel_tokens')).toBe(before);
+  });
+});
+
+describe('GET /admin/providers', () => {
+  it('answers 200 with an empty list when PROVIDERS_FILE names no account', async () => {
+    const res = await call('GET', '/admin/providers');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ data: [] });
   });
 });

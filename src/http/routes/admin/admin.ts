@@ -44,7 +44,15 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
     admin,
     async (request, reply) => {
       const body = bodyObject(request.body);
-      rejectUnknownFields(body, ['name', 'allowed_models', 'allowed_ip_cidrs', 'rate_limit_per_min']);
+      rejectUnknownFields(body, [
+        'name',
+        'allowed_models',
+        'allowed_ip_cidrs',
+        'rate_limit_per_min',
+        'expires_at',
+        'spend_limit_rub',
+        'spend_limit_period',
+      ]);
       const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
       const { key, secret } = await ctx.accounts.createKey(account.id, body, actor(request));
       // The only answer that ever carries the full key.
@@ -145,6 +153,10 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
     }
     return (await ctx.storage.webhooks.listByStatus(status as 'pending', limit)).map(presentDelivery);
   });
+
+  // Each PROVIDERS_FILE account: its health (up, cooling after failures, down after an auth or
+  // billing refusal), its jobs in flight and the last error it answered.
+  app.get('/admin/providers', admin, async () => ({ data: await ctx.providerPool.status() }));
 
   app.post<{ Params: { id: string } }>('/admin/webhooks/:id/redeliver', admin, async (request) =>
     presentDelivery(await ctx.webhooks.redeliver(request.params.id, actor(request))),

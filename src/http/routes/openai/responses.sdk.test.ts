@@ -283,7 +283,11 @@ describe('what reaches the upstream, and what is refused before it', () => {
         created: 1_700_000_000,
         model: 'upstream-4.1',
         choices: [],
-        usage: { prompt_tokens: 120, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 64 } },
+        usage: {
+          prompt_tokens: 120,
+          completion_tokens: 4,
+          prompt_tokens_details: { cached_tokens: 64, cache_write_tokens: 16 },
+        },
       });
       done(res);
     };
@@ -309,7 +313,7 @@ describe('what reaches the upstream, and what is refused before it', () => {
     expect(final.output_text).toBe('A red dot.');
     expect(final.usage).toMatchObject({
       input_tokens: 120,
-      input_tokens_details: { cached_tokens: 64 },
+      input_tokens_details: { cached_tokens: 64, cache_write_tokens: 16 },
       output_tokens: 4,
     });
     expect(fake.requests.at(-1)?.body).toEqual({

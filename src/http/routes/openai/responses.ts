@@ -2,7 +2,7 @@
 // the chat-completions request (domain/openai/responses/request.ts) and runs through ChatService
 // exactly as POST /v1/chat/completions does — same checks, hold, upstream call and settlement —
 // then the chat answer is presented as a Response object, or its chunks as Responses events.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { AppError } from '../../../domain/errors.js';
 import { parseResponsesRequest } from '../../../domain/openai/responses/request.js';
@@ -50,7 +50,7 @@ export function registerResponsesRoute(app: FastifyInstance, ctx: AppContext): v
       const translator = new ResponsesStreamTranslator(identity, parsed.echo);
       try {
         await call.streamTo(
-          eventSink(sseSink(reply), translator, () => unixSeconds(ctx)),
+          eventSink(sseSink(reply), translator, () => unixSeconds(ctx), request.log),
           client,
         );
       } catch (error) {
@@ -80,12 +80,14 @@ const unixSeconds = (ctx: AppContext) => Math.floor(ctx.clock.now() / 1000);
  * The chat call writes chat chunks (JSON), then `[DONE]`, or an error body; this sink writes the
  * Responses events they become. Each event goes out as `data: {…}` followed by its `event:` line:
  * one SSE event either way (field order inside an event does not matter), through the same
- * flushing, back-pressured writer as chat.
+ * flushing, back-pressured writer as chat. A failure is logged with gengate's own code
+ * (response.failed carries OpenAI's enum value instead).
  */
 function eventSink(
   sse: ChatStreamSink,
   translator: ResponsesStreamTranslator,
   now: () => number,
+  log: FastifyBaseLogger,
 ): ChatStreamSink {
   let opening = translator.start();
   return {
@@ -97,10 +99,15 @@ function eventSink(
       else {
         const payload = JSON.parse(data) as Record<string, unknown>;
         if ('choices' in payload) events.push(...translator.chunk(payload as never));
-        else
-          events.push(
-            ...translator.fail((payload.error ?? { message: 'The upstream stream failed' }) as StreamFailure),
+        else {
+          const failure = (payload.error ?? { message: 'The upstream stream failed' }) as StreamFailure;
+          log.warn(
+            { code: failure.code, type: failure.type },
+            'responses stream failed: %s',
+            failure.message,
           );
+          events.push(...translator.fail(failure));
+        }
       }
       for (const event of events) {
         if (!(await sse.send(`${JSON.stringify(event)}\nevent: ${event.type}`))) return false;
