@@ -9,7 +9,7 @@ import { type Kysely, sql } from 'kysely';
 import { uuidV7 } from '../src/domain/ids.js';
 import { prepared } from '../src/storage/prepared.js';
 import { ChatHoldsRepository } from '../src/storage/repositories/chat-holds.js';
-import { type KeyRef, LedgerRepository } from '../src/storage/repositories/ledger.js';
+import { type KeyRef, LedgerRepository } from '../src/storage/ledger/ledger.js';
 import { UsageRepository } from '../src/storage/repositories/usage.js';
 import type { Database } from '../src/storage/schema.js';
 

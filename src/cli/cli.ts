@@ -12,7 +12,7 @@ import { demoBanner, seedDemoAccount } from '../services/demo.js';
 import { PanelSessions } from '../services/panel-sessions.js';
 import { allHealthy, checkProviders, formatCheckTable } from '../services/providers-check.js';
 import { openDatabase } from '../storage/db.js';
-import { checkLedger } from '../storage/ledger-check.js';
+import { checkLedger } from '../storage/ledger/ledger-check.js';
 import { migrateToLatest } from '../storage/migrations.js';
 import { listFlag, parseArgs } from './args.js';
 import { paymentsCommand } from './payments.js';

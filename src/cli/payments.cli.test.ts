@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildGengate } from '../app.js';
 import { loadConfig } from '../config.js';
-import { checkLedger } from '../storage/ledger-check.js';
+import { checkLedger } from '../storage/ledger/ledger-check.js';
 import { YookassaFake } from '../testing/fakes/yookassa.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ENGINES, openTestDb, type TestDb } from '../testing/db.js';
 import { seedKey } from '../testing/storage-fixtures.js';
-import { checkLedger } from './ledger-check.js';
+import { checkLedger } from './ledger/ledger-check.js';
 import { migrateThrough, migrateToLatest } from './migrations.js';
 import { Storage } from './storage.js';
 

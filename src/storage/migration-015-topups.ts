@@ -4,7 +4,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { LedgerKind } from '../domain/billing/ledger-kinds.js';
 import type { Engine } from './db.js';
-import { ledgerKindCheck } from './ledger-kind-sql.js';
+import { ledgerKindCheck } from './ledger/kind-sql.js';
 
 type AnyDb = Kysely<any>;
 

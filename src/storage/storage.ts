@@ -3,16 +3,17 @@
 import type { Kysely } from 'kysely';
 import type { Db, Engine } from './db.js';
 import { GroupCommit } from './group-commit.js';
+import { ChatBillingRepository } from './ledger/chat-billing.js';
+import { KeyLedgerRepository } from './ledger/key-ledger.js';
+import { LedgerRepository } from './ledger/ledger.js';
 import { commitsOn, flushBarrier } from './pg-flush-barrier.js';
 import { PgGroupCommit } from './pg-group-commit.js';
 import { AccountsRepository } from './repositories/accounts.js';
 import { AnalyticsRepository } from './repositories/analytics.js';
 import { AuditRepository } from './repositories/audit.js';
-import { ChatBillingRepository } from './repositories/chat-billing.js';
 import { ChatHoldsRepository } from './repositories/chat-holds.js';
 import { IdempotencyRepository } from './repositories/idempotency.js';
 import { KeysRepository } from './repositories/keys.js';
-import { LedgerRepository } from './repositories/ledger.js';
 import { ModelsRepository } from './repositories/models.js';
 import { SettingsRepository } from './repositories/settings.js';
 import { type TaskRow, TasksRepository } from './repositories/tasks.js';
@@ -25,6 +26,8 @@ export class Storage {
   readonly accounts: AccountsRepository;
   readonly keys: KeysRepository;
   readonly ledger: LedgerRepository;
+  /** One key's ledger history for its owner (filters, pages). */
+  readonly keyLedger: KeyLedgerRepository;
   readonly models: ModelsRepository;
   readonly settings: SettingsRepository;
   readonly audit: AuditRepository;
@@ -58,6 +61,7 @@ export class Storage {
     this.accounts = new AccountsRepository(db);
     this.keys = new KeysRepository(db);
     this.ledger = new LedgerRepository(db, engine);
+    this.keyLedger = new KeyLedgerRepository(db);
     this.models = new ModelsRepository(db);
     this.settings = new SettingsRepository(db);
     this.audit = new AuditRepository(db);

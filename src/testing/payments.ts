@@ -1,7 +1,7 @@
 // Test helpers for money in: a gengate wired to the loopback YooKassa and Stripe fakes.
 import { expect } from 'vitest';
 import type { Engine } from '../storage/db.js';
-import { checkLedger } from '../storage/ledger-check.js';
+import { checkLedger } from '../storage/ledger/ledger-check.js';
 import { createTestApp, type TestApp, type TestKey } from './app.js';
 import type { TestDb } from './db.js';
 import { StripeFake } from './fakes/stripe.js';

@@ -12,7 +12,7 @@ import {
   parseHistoryFilters,
 } from '../../services/panel/ledger-history.js';
 import { TransferService } from '../../services/transfers.js';
-import type { LedgerEntryRow } from '../../storage/repositories/ledger.js';
+import type { LedgerEntryRow } from '../../storage/ledger/ledger.js';
 import {
   badge,
   card,

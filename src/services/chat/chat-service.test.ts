@@ -2,7 +2,7 @@
 // exact costs, releases, concurrent holds that never overdraw, and the sweep of abandoned holds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cancellation } from '../../providers/cancellation.js';
-import { checkLedger } from '../../storage/ledger-check.js';
+import { checkLedger } from '../../storage/ledger/ledger-check.js';
 import { createTestApp, type TestApp, type TestKey } from '../../testing/app.js';
 import { balanceOf, expectedChatCost, promptEstimateOf } from '../../testing/chat.js';
 import { ENGINES } from '../../testing/db.js';

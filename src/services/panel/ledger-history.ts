@@ -2,8 +2,7 @@
 // CSV export of everything the filters match. Amounts leave as exact decimal text (no float).
 import { isLedgerKind, LEDGER_KINDS } from '../../domain/billing/ledger-kinds.js';
 import { AppError } from '../../domain/errors.js';
-import { KeyLedgerRepository } from '../../storage/repositories/key-ledger.js';
-import type { LedgerEntryRow } from '../../storage/repositories/ledger.js';
+import type { LedgerEntryRow } from '../../storage/ledger/ledger.js';
 import type { LedgerKind } from '../../storage/schema.js';
 import type { Storage } from '../../storage/storage.js';
 
@@ -92,7 +91,7 @@ export class LedgerHistoryService {
       if (!Number.isSafeInteger(beforeId) || beforeId <= 0)
         throw new AppError('invalid_parameter', 'before must be a ledger entry id', 'before');
     }
-    const rows = await new KeyLedgerRepository(this.storage.db).history({
+    const rows = await this.storage.keyLedger.history({
       ...this.query(accountId, keyId, filters),
       beforeId,
       limit: HISTORY_PAGE + 1,
@@ -106,7 +105,7 @@ export class LedgerHistoryService {
 
   /** Every matching entry (up to CSV_MAX_ROWS) as CSV text, newest first. */
   async csv(accountId: number, keyId: number, filters: HistoryFilters): Promise<string> {
-    const rows = await new KeyLedgerRepository(this.storage.db).history({
+    const rows = await this.storage.keyLedger.history({
       ...this.query(accountId, keyId, filters),
       limit: CSV_MAX_ROWS,
     });

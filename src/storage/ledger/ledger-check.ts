@@ -2,8 +2,8 @@
 // Used by `gengate ledger check` and by tests after every chaos or load run. Each query returns only
 // the offending rows, so the check stays cheap in memory however large the ledger grows.
 import { type Kysely, sql } from 'kysely';
-import { fundsEffect, heldEffectOf, signedLedgerSum } from './ledger-kind-sql.js';
-import type { Database } from './schema.js';
+import type { Database } from '../schema.js';
+import { fundsEffect, heldEffectOf, signedLedgerSum } from './kind-sql.js';
 
 export interface LedgerViolation {
   rule: string;

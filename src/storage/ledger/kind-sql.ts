@@ -7,7 +7,7 @@ import {
   LEDGER_KINDS,
   type LedgerKind,
   type LedgerKindSpec,
-} from '../domain/billing/ledger-kinds.js';
+} from '../../domain/billing/ledger-kinds.js';
 
 function kindList(kinds: readonly LedgerKind[]): RawBuilder<unknown> {
   return sql`(${sql.join(kinds.map((kind) => sql.lit(kind)))})`;

@@ -9,13 +9,14 @@ import { type Engine, isUniqueViolation } from '../db.js';
 import { placeholderRow, prepared } from '../prepared.js';
 import type { Database, LedgerEntriesTable, LedgerKind } from '../schema.js';
 import {
-  holdSpendSet,
-  holdTimeOf,
-  type PeriodStartValues,
-  releaseSpendSet,
-  spendAfterRelease,
-  withinSpendCap,
-} from '../spend-cap-sql.js';
+  holdAssignments,
+  holdGuard,
+  pgHoldEntry,
+  pgHoldMoved,
+  pgSettleMoved,
+  pgSettlementEntries,
+} from './movements.js';
+import { holdTimeOf, type PeriodStartValues, releaseSpendSet, spendAfterRelease } from './spend-cap-sql.js';
 
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
 
@@ -88,11 +89,8 @@ type HoldValues = { keyId: number; amount: number; now: number } & PeriodStartVa
 const HOLD = prepared(
   (_db, p: HoldValues) =>
     sql<Balances>`
-    update api_keys
-    set balance = balance - ${p.amount}, held = held + ${p.amount}, updated_at = ${p.now},
-        ${holdSpendSet(null, p.amount, p)}
-    where id = ${p.keyId} and deleted_at is null and balance >= ${p.amount}
-      and ${withinSpendCap(null, p.amount, p)}
+    update api_keys set ${holdAssignments(null, p.amount, p.now, p)}
+    where id = ${p.keyId} and ${holdGuard(null, p.amount, p)}
     returning balance, held`,
 );
 
@@ -145,19 +143,8 @@ const SETTLE_BALANCES_IF_HELD = prepared(
 const PG_HOLD_WITH_ENTRY = prepared(
   (_db, p: HoldValues & { accountId: number; taskId: string }) =>
     sql<{ balance_after: number }>`
-      with moved as (
-        update api_keys
-        set balance = balance - ${p.amount}, held = held + ${p.amount}, updated_at = ${p.now},
-            ${holdSpendSet(null, p.amount, p)}
-        where id = ${p.keyId} and deleted_at is null and balance >= ${p.amount}
-          and ${withinSpendCap(null, p.amount, p)}
-        returning balance, held
-      )
-      insert into ledger_entries
-        (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
-      select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.taskId}::text, 'hold', ${p.amount}::bigint,
-             balance, held, null, ${p.now}::bigint
-      from moved
+      with ${pgHoldMoved(p)}
+      ${pgHoldEntry(p)}
       returning balance_after`,
 );
 
@@ -176,44 +163,16 @@ const PG_SETTLE_WITH_ENTRIES = prepared(
     },
   ) =>
     sql<{ kind: string }>`
-      with moved as (
-        update api_keys
-        set held = held - ${p.holdAmount}, balance = balance + ${p.released}, updated_at = ${p.now},
-            ${releaseSpendSet(null, p.released, holdTimeOf(p.taskId))}
-        where id = ${p.keyId}
-          and exists (select 1 from ledger_entries where task_id = ${p.taskId} and kind = 'hold'
-                      and key_id = ${p.keyId} and amount = ${p.holdAmount})
+      with ${pgSettleMoved(
+        p,
+        sql`exists (select 1 from ledger_entries where task_id = ${p.taskId} and kind = 'hold'
+                    and key_id = ${p.keyId} and amount = ${p.holdAmount})
           and not exists (select 1 from ledger_entries where task_id = ${p.taskId}
-                          and kind in ('capture', 'release'))
-        returning balance, held
-      )
+                          and kind in ('capture', 'release'))`,
+        releaseSpendSet(null, p.released, holdTimeOf(p.taskId)),
+      )}
       ${pgSettlementEntries(p)}`,
 );
-
-/**
- * PostgreSQL: the `capture` and `release` entries of a settlement, appended from the balances that
- * a preceding CTE named `moved` returned after the update (`returning balance, held`).
- */
-export function pgSettlementEntries(p: {
-  keyId: number;
-  accountId: number;
-  taskId: string;
-  captured: number;
-  released: number;
-  now: number;
-}) {
-  return sql<{ kind: string }>`
-    insert into ledger_entries
-      (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
-    select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.taskId}::text, 'capture', ${p.captured}::bigint,
-           balance - ${p.released}::bigint, held + ${p.released}::bigint, null, ${p.now}::bigint
-    from moved
-    union all
-    select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.taskId}::text, 'release', ${p.released}::bigint,
-           balance, held, null, ${p.now}::bigint
-    from moved
-    returning kind`;
-}
 
 /** The lock an UPDATE of the balance takes; unlike FOR UPDATE it does not block the foreign-key
  * checks of concurrent inserts (tasks and ledger entries reference the key). */
