@@ -39,6 +39,7 @@ export class YookassaFake {
   /** Faults of the next calls, in order (each consumed by one call; the payment is still created). */
   createFaults: YookassaFault[] = [];
   readFaults: YookassaFault[] = [];
+  refundFaults: YookassaFault[] = [];
   /** Refunds answered as canceled by YooKassa (the refund is refused). */
   refuseRefunds = false;
   /** Notification target (the gengate hook URL); the payment page notifies it when set. */
@@ -143,7 +144,10 @@ export class YookassaFake {
         if (typeof reply === 'object' && reply.status < 500)
           this.keys.set(`${req.path} ${key}`, { body: bodyText, reply });
       }
-      return this.fault(kind === 'create' ? this.createFaults : [], reply);
+      return this.fault(
+        kind === 'create' ? this.createFaults : kind === 'refund' ? this.refundFaults : [],
+        reply,
+      );
     }
     return this.fault(kind === 'read' ? this.readFaults : [], handle());
   }

@@ -109,6 +109,26 @@ describe.each(ENGINES)('operator payments on %s', (engine) => {
     expect(kinds.slice(-2)).toEqual(['refund', 'refund_reversal']);
   });
 
+  it('keeps a refund whose answer was lost pending, and reconcile asks again with the same key', async () => {
+    const id = await paidTopup(500);
+    h.yookassa.refundFaults = [500, 500, 500];
+    const res = await refund(id);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'refunded', refund: { status: 'pending' } });
+    expect(await balanceRub(h.app, h.key)).toBe(0);
+    const refundId = res.json().refund.id;
+    // A minute later (the retry's pause), with YooKassa back.
+    await h.app.ctx.storage.db.updateTable('topup_refunds').set({ updated_at: 0 }).execute();
+    await h.app.ctx.payments.topups.reconcileOnce();
+    const calls = h.yookassa.server.calls(/^\/v3\/refunds$/, 'POST');
+    expect(calls.length).toBe(4);
+    expect(new Set(calls.map((c) => c.headers['idempotence-key']))).toEqual(new Set([refundId]));
+    expect(h.yookassa.refunds.size).toBe(1);
+    const stored = await h.app.ctx.storage.topups.refundById(refundId);
+    expect(stored?.status).toBe('succeeded');
+    expect(await balanceRub(h.app, h.key)).toBe(0);
+  });
+
   it('refuses a bad refund amount and an unknown top-up', async () => {
     const id = await paidTopup(500);
     for (const amount of [0, 500.01, 1.001, 'x']) {
