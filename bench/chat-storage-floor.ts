@@ -7,9 +7,9 @@
 // this schema, on this machine.
 import { type Kysely, sql } from 'kysely';
 import { uuidV7 } from '../src/domain/ids.js';
+import { type KeyRef, LedgerRepository } from '../src/storage/ledger/ledger.js';
 import { prepared } from '../src/storage/prepared.js';
 import { ChatHoldsRepository } from '../src/storage/repositories/chat-holds.js';
-import { type KeyRef, LedgerRepository } from '../src/storage/repositories/ledger.js';
 import { UsageRepository } from '../src/storage/repositories/usage.js';
 import type { Database } from '../src/storage/schema.js';
 

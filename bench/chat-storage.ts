@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { uuidV7 } from '../src/domain/ids.js';
 import { openSqlite } from '../src/storage/db.js';
+import type { KeyRef } from '../src/storage/ledger/ledger.js';
 import { migrateToLatest } from '../src/storage/migrations.js';
-import type { KeyRef } from '../src/storage/repositories/ledger.js';
 import { Storage } from '../src/storage/storage.js';
 import { measureFloor as floorOf } from './chat-storage-floor.js';
 

@@ -20,6 +20,8 @@ import {
 import { MaintenanceService } from './services/maintenance.js';
 import { Metrics } from './services/metrics.js';
 import { SyncImageService } from './services/openai/sync-image.js';
+import { buildPaymentServices } from './services/payments/build.js';
+import { topupEvents } from './services/payments/metrics.js';
 import { FlexibleRateLimiter } from './services/rate-limit.js';
 import { buildTaskServices } from './services/tasks/build.js';
 import { WebhookDeliveryService } from './services/webhooks/delivery.js';
@@ -103,7 +105,17 @@ export async function buildContext(
     ...taskServices,
     syncImages: new SyncImageService({ storage, clock, ...taskServices }, { waitMs: config.syncImageWaitMs }),
     wakeups: db.engine === 'postgres' && config.databaseUrl ? wakeupsOf(db, config) : undefined,
+    payments: undefined as unknown as AppContext['payments'],
   };
+  const rateLimiter = ctx.rateLimiter;
+  ctx.payments = buildPaymentServices({
+    config,
+    storage,
+    clock,
+    idempotency: ctx.idempotency,
+    rateLimiter,
+    events: topupEvents(metrics, config),
+  });
   // Created tasks wake the task runners of every process. A finished task's webhook is delivered by
   // this process's own sender when it runs one (nudged in-process); only a process without one (an
   // API process finishing a task on a provider's callback or a cancel) wakes the others' senders.

@@ -1,5 +1,6 @@
 // Every setting, parsed and validated once. Invalid settings fail fast with the full list of errors.
 import { resolve } from 'node:path';
+import { type PaymentsConfig, parsePaymentsConfig } from './payments/config.js';
 
 export interface Config {
   host: string;
@@ -62,6 +63,8 @@ export interface Config {
   telegramBotUsername: string | undefined;
   /** The Bot API's base URL (low-balance notices go to {telegramApiUrl}/bot<token>/sendMessage). */
   telegramApiUrl: string;
+  /** Top-ups by card (YooKassa, Stripe Checkout): payments/config.ts. */
+  payments: PaymentsConfig;
 }
 
 export class ConfigError extends Error {
@@ -246,6 +249,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     telegramBotToken,
     telegramBotUsername,
     telegramApiUrl,
+    payments: parsePaymentsConfig(env, problems, { int, bool }),
     ...overrides,
   };
   if (config.providerBreakerFailurePercent > 100)

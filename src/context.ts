@@ -9,6 +9,7 @@ import type { KeyInvalidation } from './services/key-invalidation.js';
 import type { MaintenanceService } from './services/maintenance.js';
 import type { Metrics } from './services/metrics.js';
 import type { SyncImageService } from './services/openai/sync-image.js';
+import type { PaymentServices } from './services/payments/build.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import type { TaskServices } from './services/tasks/build.js';
 import type { WebhookDeliveryService } from './services/webhooks/delivery.js';
@@ -36,4 +37,6 @@ export interface AppContext extends TaskServices {
   syncImages: SyncImageService;
   /** PostgreSQL: LISTEN/NOTIFY wake-ups of the worker loops across processes (pg-wakeups.ts). */
   wakeups?: Wakeups;
+  /** Top-ups by card and by code, refunds (services/payments/). */
+  payments: PaymentServices;
 }

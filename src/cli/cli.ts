@@ -12,9 +12,10 @@ import { demoBanner, seedDemoAccount } from '../services/demo.js';
 import { PanelSessions } from '../services/panel-sessions.js';
 import { allHealthy, checkProviders, formatCheckTable } from '../services/providers-check.js';
 import { openDatabase } from '../storage/db.js';
-import { checkLedger } from '../storage/ledger-check.js';
+import { checkLedger } from '../storage/ledger/ledger-check.js';
 import { migrateToLatest } from '../storage/migrations.js';
 import { listFlag, parseArgs } from './args.js';
+import { paymentsCommand } from './payments.js';
 
 const USAGE = `usage: gengate <command>
   serve [--role all|api|worker]          serve the API and/or run the workers (default: all)
@@ -33,7 +34,10 @@ const USAGE = `usage: gengate <command>
   ledger check
   providers check                        one cheap authenticated call per provider: reachable, auth ok, latency
   webhooks redeliver ID                  send a webhook delivery again with fresh attempts
-  login-link MESSAGING_ID                print a one-time panel sign-in link (valid 15 minutes)`;
+  login-link MESSAGING_ID                print a one-time panel sign-in link (valid 15 minutes)
+  topups list [--status S] [--method M] [--messaging-id N] [--limit N] [--after ID]
+  topups refund ID [--amount RUB]        refund a paid top-up (all of it by default)
+  codes create --amount RUB [--count N] [--expires ISO_DATE]   print new top-up codes (shown once)`;
 
 const cliActor = { actor: 'cli' };
 
@@ -206,7 +210,9 @@ async function operatorCommand(
       for (const v of violations) console.error(`  - ${v.rule}: ${v.subject}: ${v.detail}`);
       return 1;
     }
-    default:
+    default: {
+      const payments = await paymentsCommand(ctx, `${command} ${sub ?? ''}`.trim(), rest, flags);
+      if (payments !== undefined) return payments;
       if (command === 'login-link' && sub !== undefined) {
         const account = await ctx.accounts.accountByMessagingId(sub);
         const link = await new PanelSessions(ctx.storage, ctx.clock).createLoginLink(account.id, cliActor);
@@ -223,6 +229,7 @@ async function operatorCommand(
       }
       console.error(USAGE);
       return 2;
+    }
   }
 }
 

@@ -36,6 +36,12 @@ export const ERRORS = {
     type: 'invalid_request_error',
     message: 'Request body is nested too deeply',
   },
+  /** A payment notification whose signature does not verify (or is stale), or that is unreadable. */
+  invalid_notification: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The notification could not be verified',
+  },
   /** The HTTP request itself could not be parsed (answered by the server before any route). */
   malformed_request: { status: 400, type: 'invalid_request_error', message: 'The HTTP request is malformed' },
   invalid_api_key: { status: 401, type: 'authentication_error', message: 'Invalid or missing API key' },
@@ -66,6 +72,8 @@ export const ERRORS = {
   not_found: { status: 404, type: 'not_found_error', message: 'Not found' },
   task_not_found: { status: 404, type: 'not_found_error', message: 'Task not found' },
   model_not_found: { status: 404, type: 'not_found_error', message: 'Model not found or inactive' },
+  /** POST /me/redeem: no code with this text. */
+  code_not_found: { status: 404, type: 'not_found_error', message: 'No such code' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed' },
   account_exists: {
     status: 409,
@@ -77,6 +85,24 @@ export const ERRORS = {
     status: 409,
     type: 'conflict_error',
     message: 'The key still holds money: move its balance to another key first',
+  },
+  /** POST /me/redeem: the code was redeemed already, or it expired. */
+  code_unavailable: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'This code was already redeemed or has expired',
+  },
+  /** A refund larger than what the key still holds available (or than the top-up). */
+  refund_exceeds_balance: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'The key no longer holds this much: the refund would take it below zero',
+  },
+  /** A refund of a top-up that is not paid, or already refunded. */
+  topup_not_refundable: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'Only a succeeded top-up can be refunded',
   },
   idempotency_in_progress: {
     status: 409,
@@ -140,9 +166,33 @@ export const ERRORS = {
     type: 'invalid_request_error',
     message: 'This model does not accept image input',
   },
+  /** POST /me/topups: the method is off (its secrets are not set) or unknown. */
+  topup_method_unavailable: {
+    status: 422,
+    type: 'invalid_request_error',
+    message: 'This payment method is not available',
+  },
+  /** A top-up amount outside the bounds or with more than 2 decimals. */
+  invalid_amount: {
+    status: 422,
+    type: 'invalid_request_error',
+    message: 'The amount is outside the allowed bounds or has more than 2 decimals',
+  },
+  /** Receipts are on and the payer gave no valid email to send the receipt to. */
+  email_required: {
+    status: 422,
+    type: 'invalid_request_error',
+    message: 'A valid email is required for the receipt',
+  },
   rate_limited: { status: 429, type: 'rate_limit_error', message: 'Rate limit of this key exceeded' },
   internal_error: { status: 500, type: 'api_error', message: 'Internal server error' },
   upstream_error: { status: 502, type: 'api_error', message: 'The upstream provider failed' },
+  /** The payment provider failed or refused to create the payment; nothing was charged or recorded. */
+  payment_provider_error: {
+    status: 502,
+    type: 'api_error',
+    message: 'The payment provider failed; retry with the same Idempotency-Key',
+  },
   /** A task failed because its provider gave no result in time (the hold was released). */
   provider_timeout: {
     status: 502,
@@ -161,6 +211,12 @@ export const ERRORS = {
     message: 'The service is in maintenance mode; retry later',
   },
   upstream_timeout: { status: 504, type: 'api_error', message: 'Timed out waiting for the result' },
+  /** The payment provider did not answer in time; a retry with the same Idempotency-Key is safe. */
+  payment_provider_timeout: {
+    status: 504,
+    type: 'api_error',
+    message: 'The payment provider did not answer in time; retry with the same Idempotency-Key',
+  },
 } as const satisfies Record<string, { status: number; type: string; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -11,13 +11,16 @@ import { registerHttpMetrics } from './plugins/http-metrics.js';
 import { lowLevelErrorOptions, registerLowLevelErrors } from './plugins/low-level-errors.js';
 import { registerRequestContext, requestIdFor, serializeRequest } from './plugins/request-context.js';
 import { registerAdminRoutes } from './routes/admin/admin.js';
+import { registerAdminPaymentRoutes } from './routes/admin/payments.js';
 import { registerMessagesRoutes } from './routes/anthropic/messages.js';
 import { registerHookRoutes } from './routes/hooks/hooks.js';
+import { registerPaymentHookRoutes } from './routes/hooks/payments.js';
 import { registerGenerateRoute } from './routes/native/generate.js';
 import { registerMeRoutes } from './routes/native/me.js';
 import { registerObjectRoutes } from './routes/native/objects.js';
 import { registerPublicRoutes } from './routes/native/public.js';
 import { registerTaskRoutes } from './routes/native/tasks.js';
+import { registerTopupRoutes } from './routes/native/topups.js';
 import { registerChatCompletionsRoute } from './routes/openai/chat-completions.js';
 import { registerImagesRoute } from './routes/openai/images.js';
 import { registerModelRoutes } from './routes/openai/models.js';
@@ -74,6 +77,7 @@ export async function buildHttpApp(
   registerPublicRoutes(app, ctx);
   registerModelRoutes(app, ctx);
   registerMeRoutes(app, ctx);
+  await registerTopupRoutes(app, ctx);
   registerChatCompletionsRoute(app, ctx);
   registerResponsesRoute(app, ctx);
   registerMessagesRoutes(app, ctx);
@@ -83,11 +87,13 @@ export async function buildHttpApp(
   registerTaskRoutes(app, ctx);
   registerObjectRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
+  registerAdminPaymentRoutes(app, ctx);
   registerPanelRoutes(app, ctx);
   registerMetricsRoute(app, ctx);
   registerProbeRoutes(app, ctx);
   registerStatusRoutes(app, ctx);
   await registerHookRoutes(app, ctx);
+  await registerPaymentHookRoutes(app, ctx);
   for (const register of extraRoutes) await register(app, ctx);
   return app;
 }

@@ -2,6 +2,7 @@
 // (auto-increment ids) come from the engine helpers below.
 import { type Kysely, type Migration, sql } from 'kysely';
 import type { Db, Engine } from './db.js';
+import { topupsMigration } from './migration-015-topups.js';
 
 type AnyDb = Kysely<any>;
 
@@ -669,6 +670,11 @@ function migrations(engine: Engine): Record<string, Migration> {
           .on('balance_notices')
           .columns(['status', 'next_attempt_at'])
           .execute();
+      },
+    },
+    '015_topups': {
+      async up(db: AnyDb) {
+        await topupsMigration(db, engine);
       },
     },
   };

@@ -6,7 +6,7 @@ import { openTestDb, type TestDb } from '../testing/db.js';
 import { brokenLedgerChain } from '../testing/ledger-chain.js';
 import { HAVE_POSTGRES } from '../testing/services.js';
 import { type SeededKey, seedKey } from '../testing/storage-fixtures.js';
-import { checkLedger } from './ledger-check.js';
+import { checkLedger } from './ledger/ledger-check.js';
 import type { BatcherStats } from './pg-batcher.js';
 import { pgOpenMany } from './pg-chat-batch.js';
 import { Storage } from './storage.js';

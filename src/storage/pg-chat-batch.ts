@@ -15,7 +15,7 @@
 //   answer (already settled: false; another key or amount: an integrity error). A request id twice
 //   in one batch is declined the second time.
 import { type Kysely, sql } from 'kysely';
-import { holdCtes, settleCtes } from './pg-hold-ctes.js';
+import { holdCtes, settleCtes } from './ledger/pg-batch-ctes.js';
 import type { UsageOutcome } from './repositories/usage.js';
 import type { Database } from './schema.js';
 

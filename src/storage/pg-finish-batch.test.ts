@@ -8,7 +8,7 @@ import { finalizeTask } from '../services/tasks/finalize.js';
 import { ENGINES, openTestDb, type TestDb } from '../testing/db.js';
 import { brokenLedgerChain } from '../testing/ledger-chain.js';
 import { newTaskRow, type SeededKey, seedKey } from '../testing/storage-fixtures.js';
-import { checkLedger } from './ledger-check.js';
+import { checkLedger } from './ledger/ledger-check.js';
 import type { TaskRow } from './repositories/tasks.js';
 import { Storage } from './storage.js';
 

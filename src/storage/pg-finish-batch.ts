@@ -9,7 +9,7 @@
 // is declined (undefined) and nothing of it is written: the caller then runs the one-task
 // transaction, which gives the exact answer (lease lost: undefined; a broken hold: an error).
 import { type Kysely, sql } from 'kysely';
-import { settleCtes } from './pg-hold-ctes.js';
+import { settleCtes } from './ledger/pg-batch-ctes.js';
 import type { TaskRow } from './repositories/tasks.js';
 import type { Database } from './schema.js';
 

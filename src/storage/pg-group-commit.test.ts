@@ -9,7 +9,7 @@ import { brokenLedgerChain } from '../testing/ledger-chain.js';
 import { HAVE_POSTGRES } from '../testing/services.js';
 import { type SeededKey, seedKey, seedTask } from '../testing/storage-fixtures.js';
 import { openPostgres } from './db.js';
-import { checkLedger } from './ledger-check.js';
+import { checkLedger } from './ledger/ledger-check.js';
 import { Storage } from './storage.js';
 
 describe.skipIf(!HAVE_POSTGRES)('group commit on PostgreSQL', () => {

@@ -8,7 +8,7 @@
 // still fit. A task is written only together with its hold, never without it. Each hold entry
 // carries the balances right after its own movement, in arrival order.
 import { type Kysely, sql } from 'kysely';
-import { holdCtes } from './pg-hold-ctes.js';
+import { holdCtes } from './ledger/pg-batch-ctes.js';
 import type { TaskRow } from './repositories/tasks.js';
 import type { Database } from './schema.js';
 

@@ -1,6 +1,7 @@
 // Table types shared by both engines. Times are epoch milliseconds; money is integer micro-rubles;
 // JSON columns are text; booleans are 0/1 integers so the same queries run on SQLite and PostgreSQL.
 import type { ColumnType, Generated } from 'kysely';
+import type { LedgerKind } from '../domain/billing/ledger-kinds.js';
 
 export interface AccountsTable {
   id: Generated<number>;
@@ -62,13 +63,14 @@ export interface BalanceNoticesTable {
   sent_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
-export type LedgerKind = 'topup' | 'hold' | 'capture' | 'release' | 'adjust' | 'transfer';
+export type { LedgerKind };
 
 export interface LedgerEntriesTable {
   id: Generated<number>;
   key_id: number;
   account_id: number;
-  /** The task or chat request that caused the movement; null for top-ups and adjustments. */
+  /** What caused the movement (a task, chat request, top-up, refund or code: ledger-kinds.ts says
+   *  which per kind); null for the operator's top-ups and adjustments. */
   task_id: string | null;
   kind: LedgerKind;
   /** Magnitude of the movement (adjust and transfer may be negative: a transfer out is). */
@@ -258,6 +260,55 @@ export interface UsageDaysSealedTable {
   sealed_at: number;
 }
 
+export type TopupStatus = 'pending' | 'succeeded' | 'canceled' | 'refunded';
+
+/** A top-up paid through a payment provider (migration 015). */
+export interface TopupsTable {
+  id: string;
+  account_id: number;
+  key_id: number;
+  method: string;
+  /** Micro-rubles credited when paid. */
+  amount: number;
+  status: TopupStatus;
+  provider_payment_id: string | null;
+  confirmation_url: string | null;
+  email: string | null;
+  charge_currency: string;
+  charge_minor: number;
+  cancel_reason: string | null;
+  created_at: number;
+  updated_at: number;
+  paid_at: number | null;
+  refunded_at: number | null;
+  check_at: number;
+}
+
+export type RefundStatus = 'pending' | 'succeeded' | 'refused';
+
+export interface TopupRefundsTable {
+  id: string;
+  topup_id: string;
+  account_id: number;
+  key_id: number;
+  amount: number;
+  status: RefundStatus;
+  provider_refund_id: string | null;
+  failure: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TopupCodesTable {
+  id: string;
+  code_hash: string;
+  amount: number;
+  expires_at: number | null;
+  created_at: number;
+  redeemed_at: number | null;
+  redeemed_key_id: number | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -276,4 +327,7 @@ export interface Database {
   task_outcomes_daily: TaskOutcomesDailyTable;
   panel_tokens: PanelTokensTable;
   process_leases: ProcessLeasesTable;
+  topups: TopupsTable;
+  topup_refunds: TopupRefundsTable;
+  topup_codes: TopupCodesTable;
 }

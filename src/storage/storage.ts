@@ -3,19 +3,21 @@
 import type { Kysely } from 'kysely';
 import type { Db, Engine } from './db.js';
 import { GroupCommit } from './group-commit.js';
+import { ChatBillingRepository } from './ledger/chat-billing.js';
+import { KeyLedgerRepository } from './ledger/key-ledger.js';
+import { LedgerRepository } from './ledger/ledger.js';
 import { commitsOn, flushBarrier } from './pg-flush-barrier.js';
 import { PgGroupCommit } from './pg-group-commit.js';
 import { AccountsRepository } from './repositories/accounts.js';
 import { AnalyticsRepository } from './repositories/analytics.js';
 import { AuditRepository } from './repositories/audit.js';
-import { ChatBillingRepository } from './repositories/chat-billing.js';
 import { ChatHoldsRepository } from './repositories/chat-holds.js';
 import { IdempotencyRepository } from './repositories/idempotency.js';
 import { KeysRepository } from './repositories/keys.js';
-import { LedgerRepository } from './repositories/ledger.js';
 import { ModelsRepository } from './repositories/models.js';
 import { SettingsRepository } from './repositories/settings.js';
 import { type TaskRow, TasksRepository } from './repositories/tasks.js';
+import { TopupsRepository } from './repositories/topups.js';
 import { UsageRepository } from './repositories/usage.js';
 import { WebhooksRepository } from './repositories/webhooks.js';
 import type { Database } from './schema.js';
@@ -24,6 +26,8 @@ export class Storage {
   readonly accounts: AccountsRepository;
   readonly keys: KeysRepository;
   readonly ledger: LedgerRepository;
+  /** One key's ledger history for its owner (filters, pages). */
+  readonly keyLedger: KeyLedgerRepository;
   readonly models: ModelsRepository;
   readonly settings: SettingsRepository;
   readonly audit: AuditRepository;
@@ -34,6 +38,8 @@ export class Storage {
   readonly chatHolds: ChatHoldsRepository;
   readonly analytics: AnalyticsRepository;
   readonly chatBilling: ChatBillingRepository;
+  /** Top-ups by card, their refunds, and codes. */
+  readonly topups: TopupsRepository;
 
   /** Transactions that arrive together commit together (group-commit.ts, pg-group-commit.ts). */
   private readonly groupCommit: GroupCommit | PgGroupCommit | undefined;
@@ -55,6 +61,7 @@ export class Storage {
     this.accounts = new AccountsRepository(db);
     this.keys = new KeysRepository(db);
     this.ledger = new LedgerRepository(db, engine);
+    this.keyLedger = new KeyLedgerRepository(db);
     this.models = new ModelsRepository(db);
     this.settings = new SettingsRepository(db);
     this.audit = new AuditRepository(db);
@@ -65,6 +72,7 @@ export class Storage {
     this.usage = new UsageRepository(db);
     this.chatHolds = new ChatHoldsRepository(db);
     this.analytics = new AnalyticsRepository(db);
+    this.topups = new TopupsRepository(db);
     // Chat billing does not wait for the flush unless asked to (docs/scale-out.md).
     const chatCommits = barrier && relaxed && !chatSyncCommit ? commitsOn(relaxed) : barrier;
     this.chatBilling = new ChatBillingRepository(

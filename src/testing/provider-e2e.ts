@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Config } from '../config.js';
 import type { Engine } from '../storage/db.js';
-import { checkLedger } from '../storage/ledger-check.js';
+import { checkLedger } from '../storage/ledger/ledger-check.js';
 import { startWebhookSender } from '../workers/webhook-sender.js';
 import type { TestKey } from './app.js';
 import { balanceOf, createTaskTestApp, freePort, type TaskTestApp, waitForFinal } from './tasks.js';

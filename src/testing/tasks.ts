@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { expect } from 'vitest';
 import type { Config } from '../config.js';
 import type { Engine } from '../storage/db.js';
-import { checkLedger } from '../storage/ledger-check.js';
+import { checkLedger } from '../storage/ledger/ledger-check.js';
 import { startTaskRunner, type TaskRunner } from '../workers/task-runner.js';
 import { createTestApp, type TestApp, type TestKey } from './app.js';
 import type { TestDb } from './db.js';

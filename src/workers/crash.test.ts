@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openSqlite } from '../storage/db.js';
-import { checkLedger } from '../storage/ledger-check.js';
+import { checkLedger } from '../storage/ledger/ledger-check.js';
 import { migrateToLatest } from '../storage/migrations.js';
 import type { TaskRow } from '../storage/repositories/tasks.js';
 import type { TestDb } from '../testing/db.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../storage/db.js';
-import { checkLedger } from '../storage/ledger-check.js';
+import { checkLedger } from '../storage/ledger/ledger-check.js';
 import { migrateToLatest } from '../storage/migrations.js';
 import { createTestApp, type TestApp } from '../testing/app.js';
 import { ENGINES, openTestDb, type TestDb } from '../testing/db.js';

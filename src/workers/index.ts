@@ -7,6 +7,7 @@ import { runJanitorOnce } from './janitor.js';
 import { startNoticeSender } from './notice-sender.js';
 import { startProviderRecheck } from './provider-recheck.js';
 import { startTaskRunner } from './task-runner.js';
+import { startTopupReconcile } from './topup-reconcile.js';
 import { startWebhookSender } from './webhook-sender.js';
 
 export interface RunningWorker {
@@ -50,8 +51,10 @@ export async function startWorkers(
   info?: (msg: string, fields: Record<string, unknown>) => void,
 ): Promise<RunningWorker[]> {
   const noticeSender = startNoticeSender(ctx, log);
+  const reconcile = startTopupReconcile(ctx, log);
   return [
     ...(noticeSender ? [noticeSender] : []),
+    ...(reconcile ? [reconcile] : []),
     startTaskRunner(ctx, log, info),
     startLoop(
       'janitor',

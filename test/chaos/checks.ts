@@ -13,7 +13,7 @@ export interface CheckInput {
   submissions: Submission[];
   /** task_id → status of the webhook the receiver acknowledged. */
   acknowledged: Map<string, string>;
-  /** Micro-rubles the run credited (admin and CLI top-ups that reported success). */
+  /** Micro-rubles the run credited (admin and CLI top-ups that reported success, paid top-ups). */
   creditedMicro: number;
 }
 
@@ -104,7 +104,15 @@ async function money(input: CheckInput): Promise<CheckResult> {
   const balance = num(keys.rows[0].balance);
   const held = num(keys.rows[0].held);
   const captured = byKind.get('capture') ?? 0;
-  const credited = (byKind.get('topup') ?? 0) + (byKind.get('adjust') ?? 0) + (byKind.get('transfer') ?? 0);
+  // Money that came in: top-ups (operator and paid), adjustments, transfers, codes, refund reversals,
+  // less refunds (src/domain/billing/ledger-kinds.ts).
+  const credited =
+    (byKind.get('topup') ?? 0) +
+    (byKind.get('adjust') ?? 0) +
+    (byKind.get('transfer') ?? 0) +
+    (byKind.get('redeem') ?? 0) +
+    (byKind.get('refund_reversal') ?? 0) -
+    (byKind.get('refund') ?? 0);
   const violations: string[] = [];
   if (balance + held + captured !== credited)
     violations.push(`Σ balance ${balance} + Σ held ${held} + Σ captured ${captured} ≠ Σ top-ups ${credited}`);
@@ -130,7 +138,8 @@ async function settlements(input: CheckInput): Promise<CheckResult> {
             sum(case when kind = 'hold' then 1 else 0 end) as holds,
             sum(case when kind = 'capture' then 1 else 0 end) as captures,
             sum(case when kind = 'release' then 1 else 0 end) as releases
-     from ledger_entries where task_id is not null group by task_id`,
+     from ledger_entries where task_id is not null and kind in ('hold', 'capture', 'release')
+     group by task_id`,
   );
   const twice = rows.filter((r) => num(r.holds) !== 1 || num(r.captures) > 1 || num(r.releases) > 1);
   return {

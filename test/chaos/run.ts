@@ -24,6 +24,7 @@ import { providerPoolCheck, writeProvidersFile } from './provider-pool.js';
 import { Random } from './random.js';
 import { FlakyReceiver } from './receiver.js';
 import { type FaultEvent, formatReport } from './report.js';
+import { CHAOS_RECONCILE_MS, TopupLoad } from './topups.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(`--${name}`);
@@ -59,6 +60,7 @@ const databaseUrl = `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}options=${e
 let redis: RedisServer | undefined;
 let processes: GengateProcess[] = [];
 const receiver = new FlakyReceiver(new Random(seed ^ 0x5eed), 0.2);
+const topupLoad = new TopupLoad(new Random(seed ^ 0x70b0));
 const buildDir = join(ROOT, 'test/chaos', `.build-${schema}`);
 
 async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -91,6 +93,8 @@ async function main(): Promise<number> {
   await db.close();
   redis = await RedisServer.start();
   const webhookUrl = await receiver.start();
+  // Top-ups by card against a loopback YooKassa, with duplicate and lost notifications.
+  const paymentEnv = await topupLoad.start();
   // A free port, left closed: the failing account of the provider pool.
   const providersFile = writeProvidersFile(buildDir, await freeTcpPort());
 
@@ -113,6 +117,7 @@ async function main(): Promise<number> {
     WEBHOOK_RETRY_DELAYS_MS: '300,1000',
     DEFAULT_RATE_LIMIT_PER_MIN: '1000000',
     LOG_LEVEL: 'warn',
+    ...paymentEnv,
     PROVIDERS_FILE: providersFile,
     // Short, so the failing account is probed (and found failing) several times within a run.
     PROVIDER_BREAKER_COOLDOWN_MS: '2000',
@@ -152,6 +157,7 @@ async function main(): Promise<number> {
   }
 
   const load = new LoadDriver(random, apis, keys, webhookUrl);
+  topupLoad.attach(apis, keys);
   const deadline = Date.now() + durationS * 1000;
   const restarts: Promise<void>[] = [];
 
@@ -201,6 +207,7 @@ async function main(): Promise<number> {
     return count;
   })();
 
+  const paymentLoad = topupLoad.run(deadline);
   const taskLoad = load.tasks(totalTasks, 16);
   const chatLoad = load.chats(3);
   // The load and the faults end together: at the deadline, or once every task was sent.
@@ -210,6 +217,8 @@ async function main(): Promise<number> {
   load.stop();
   await chatLoad;
   const cliTopUps = await topUps;
+  topupLoad.stop();
+  await paymentLoad;
   await Promise.all(restarts);
   log(`load done: ${load.records.tasks.length} task requests, ${load.records.chats.length} chat requests`);
 
@@ -233,6 +242,8 @@ async function main(): Promise<number> {
     }
     await sleep(500);
   }
+  // Paid top-ups whose notifications were lost: reconcile credits them within a few passes.
+  await topupLoad.settle(client, CHAOS_RECONCILE_MS * 10);
   const drainS = (Date.now() - drainStarted) / 1000;
   log(`drained in ${drainS.toFixed(1)} s`);
 
@@ -242,8 +253,9 @@ async function main(): Promise<number> {
     tasks: load.records.tasks,
     submissions,
     acknowledged: receiver.acknowledged,
-    creditedMicro,
+    creditedMicro: creditedMicro + topupLoad.paidMicro,
   });
+  results.push(await topupLoad.check(client));
   results.push({
     name: '`gengate ledger check` is clean',
     violations:
@@ -287,6 +299,7 @@ async function cleanup(): Promise<void> {
   await Promise.all(processes.map((p) => p.stop().catch(() => undefined)));
   await redis?.kill().catch(() => undefined);
   await receiver.stop().catch(() => undefined);
+  await topupLoad.close().catch(() => undefined);
   rmSync(buildDir, { recursive: true, force: true });
   if (!flag('keep'))
     await withAdmin((c) => c.query(`drop schema if exists ${schema} cascade`)).catch(() => undefined);

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../../src/storage/ledger-check.js';
+import { checkLedger } from '../../src/storage/ledger/ledger-check.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../src/testing/app.js';
 import { balanceOf, settledUsage } from '../../src/testing/chat.js';
 import {

@@ -6,6 +6,7 @@
 import type { ErrorCode } from '../../domain/errors.js';
 import { type JsonSchema, ref } from './components.js';
 import type { ErrorExamples } from './errors.js';
+import { PAYMENT_OPERATIONS } from './payment-operations.js';
 
 export interface SuccessDoc {
   status: number;
@@ -276,6 +277,7 @@ const messagesRequest: JsonSchema = {
 };
 
 export const OPERATIONS: Record<string, OperationDoc> = {
+  ...PAYMENT_OPERATIONS,
   // Catalog
   'GET /public/models': {
     operationId: 'listPublicModels',

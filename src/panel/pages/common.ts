@@ -44,6 +44,7 @@ const DONE: Record<string, string> = {
   low_balance: 'Low-balance notice saved.',
   deleted: 'Key deleted.',
   transferred: 'Transfer done: both balances are updated.',
+  redeemed: 'Code redeemed: the amount is on the key.',
   redelivered: 'Webhook queued for delivery again.',
 };
 

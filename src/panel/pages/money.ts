@@ -1,10 +1,10 @@
 // The Money page: every key's balance, a transfer between two of the owner's keys, and one key's
-// ledger history (top-ups, holds, captures, releases, adjustments, transfers) with filters, pages and
-// a CSV export. Top-ups stay with the operator.
+// ledger history (every kind of ledger-kinds.ts) with filters, pages and a CSV export; adding funds
+// by card and redeeming codes come from ./topups.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { balanceEffect, isLedgerKind, LEDGER_KIND_SPECS } from '../../domain/billing/ledger-kinds.js';
 import { AppError } from '../../domain/errors.js';
-import { ownEntry } from '../../domain/own-entry.js';
 import {
   type HistoryFilters,
   LEDGER_KINDS,
@@ -12,7 +12,7 @@ import {
   parseHistoryFilters,
 } from '../../services/panel/ledger-history.js';
 import { TransferService } from '../../services/transfers.js';
-import type { LedgerEntryRow } from '../../storage/repositories/ledger.js';
+import type { LedgerEntryRow } from '../../storage/ledger/ledger.js';
 import {
   badge,
   card,
@@ -22,12 +22,12 @@ import {
   formatRub,
   formatTime,
   pageHeader,
-  type Tone,
   table,
 } from '../html.js';
 import { csrfField, renderPage } from '../layout.js';
 import { formBody, PANEL_ROUTE, sendHtml } from '../panel-context.js';
 import { doneFlash, idParam, keyLabel, keyOptions, one, ownerActor, PAGES_CSS } from './common.js';
+import { registerTopupPages, topupCards } from './topups.js';
 
 type MoneyQuery = {
   key?: string;
@@ -38,26 +38,15 @@ type MoneyQuery = {
   done?: string;
 };
 
-const KIND_LABEL: Record<string, [string, Tone]> = {
-  topup: ['top-up', 'ok'],
-  hold: ['hold', 'warn'],
-  capture: ['capture', 'muted'],
-  release: ['release', 'info'],
-  adjust: ['adjustment', 'info'],
-  transfer: ['transfer', 'info'],
-};
-
 /** What an entry did to the available balance, signed: what the owner reads first. */
-function balanceEffect(e: LedgerEntryRow): number {
-  const amount = Number(e.amount);
-  switch (e.kind) {
-    case 'hold':
-      return -amount;
-    case 'capture':
-      return 0;
-    default:
-      return amount;
-  }
+function entryEffect(e: LedgerEntryRow): number {
+  return isLedgerKind(e.kind) ? balanceEffect(e.kind, Number(e.amount)) : 0;
+}
+
+function kindBadge(kind: string): string {
+  return isLedgerKind(kind)
+    ? badge(LEDGER_KIND_SPECS[kind].label, LEDGER_KIND_SPECS[kind].tone)
+    : badge(kind, 'muted');
 }
 
 function filterQuery(keyId: number, f: HistoryFilters, extra: Record<string, string> = {}): string {
@@ -114,17 +103,16 @@ export function registerMoneyPages(app: FastifyInstance, ctx: AppContext): void 
 <label>Amount, ₽<input name="amount" inputmode="decimal" required placeholder="150.00" value="${escapeHtml(form?.get('amount') ?? '')}"></label>
 <label>Note (optional)<input name="note" maxlength="200" value="${escapeHtml(form?.get('note') ?? '')}"></label>
 <button class="btn btn-primary" type="submit">Transfer</button></form>
-<p class="muted">Only the available balance moves (not what requests in progress hold). Top-ups are made by the operator.</p>`;
+<p class="muted">Only the available balance moves (not what requests in progress hold).</p>`;
 
     let historyHtml = emptyState('No key selected', 'Create a key to see its ledger.');
     if (selected) {
       const page = await history.page(session.accountId, selected.id, filters, one(q.before));
       const rows = page.entries.map((e) => {
-        const effect = balanceEffect(e);
-        const [label, tone] = ownEntry(KIND_LABEL, e.kind) ?? [e.kind, 'muted'];
+        const effect = entryEffect(e);
         return [
           formatTime(Number(e.created_at)),
-          badge(label, tone),
+          kindBadge(e.kind),
           `<span class="${effect > 0 ? 'amount-in' : effect < 0 ? 'amount-out' : 'muted'}">${effect > 0 ? '+' : ''}${formatRub(effect)}</span>`,
           formatRub(Number(e.amount) < 0 ? -Number(e.amount) : Number(e.amount)),
           formatRub(Number(e.balance_after)),
@@ -139,7 +127,7 @@ export function registerMoneyPages(app: FastifyInstance, ctx: AppContext): void 
       });
       const kindBoxes = LEDGER_KINDS.map(
         (kind) =>
-          `<label class="check"><input type="checkbox" name="kind" value="${kind}"${filters.kinds.includes(kind) ? ' checked' : ''}> ${escapeHtml(KIND_LABEL[kind][0])}</label>`,
+          `<label class="check"><input type="checkbox" name="kind" value="${kind}"${filters.kinds.includes(kind) ? ' checked' : ''}> ${escapeHtml(LEDGER_KIND_SPECS[kind].label)}</label>`,
       ).join('');
       const next = page.nextBefore
         ? `<a class="btn btn-small" href="/panel/money?${escapeHtml(filterQuery(selected.id, filters, { before: String(page.nextBefore) }))}">Older entries</a>`
@@ -169,8 +157,9 @@ ${table(
   'No entries match',
 )}<div class="pager">${first}${next}</div>`;
     }
-    const body = `${pageHeader('Money', 'Balances, transfers between your keys, and every ledger entry')}${message}
+    const body = `${pageHeader('Money', 'Balances, adding funds, transfers between your keys, and every ledger entry')}${message}
 ${card('Balances', balances)}
+${await topupCards(ctx, session, keys, selected, form?.has('method') ? form : undefined)}
 ${card('Transfer between your keys', transferForm)}
 ${card(selected ? `Ledger of ${keyLabel(selected)}` : 'Ledger', historyHtml)}`;
     return sendHtml(
@@ -183,6 +172,11 @@ ${card(selected ? `Ledger of ${keyLabel(selected)}` : 'Ledger', historyHtml)}`;
   app.get<{ Querystring: MoneyQuery }>('/panel/money', PANEL_ROUTE, (request, reply) =>
     moneyPage(request, reply, doneFlash(request.query.done)),
   );
+
+  registerTopupPages(app, ctx, (request, reply, keyId, message, status, form) => {
+    (request as FastifyRequest<{ Querystring: MoneyQuery }>).query = { key: String(keyId) };
+    return moneyPage(request as FastifyRequest<{ Querystring: MoneyQuery }>, reply, message, status, form);
+  });
 
   app.post<{ Querystring: MoneyQuery }>('/panel/money/transfer', PANEL_ROUTE, async (request, reply) => {
     const form = formBody(request);

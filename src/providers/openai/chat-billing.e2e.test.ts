@@ -15,7 +15,7 @@ import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens } from '../../domain/chat/token-count.js';
 import { DEFAULT_CUT_STREAM_DRAIN_MS } from '../../services/chat/chat-call.js';
-import { checkLedger } from '../../storage/ledger-check.js';
+import { checkLedger } from '../../storage/ledger/ledger-check.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../testing/app.js';
 import { balanceOf, expectedChatCost, settledUsage } from '../../testing/chat.js';
 import { ENGINES } from '../../testing/db.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CUT_STREAM_DRAIN_MS } from '../../services/chat/chat-call.js';
-import { checkLedger } from '../../storage/ledger-check.js';
+import { checkLedger } from '../../storage/ledger/ledger-check.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../testing/app.js';
 import { balanceOf, countedUsageOf, expectedChatCost, settledUsage } from '../../testing/chat.js';
 import {

@@ -23,7 +23,7 @@ import {
 import { AppError, errorBody } from '../../domain/errors.js';
 import { Cancellation } from '../../providers/cancellation.js';
 import type { ChatProvider } from '../../providers/chat-provider.js';
-import { LedgerIntegrityError } from '../../storage/repositories/ledger.js';
+import { LedgerIntegrityError } from '../../storage/ledger/ledger.js';
 import type { UsageStatus } from '../../storage/repositories/usage.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedKey } from '../auth.js';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measurePrompt, promptTokenBound } from '../../domain/chat/prompt-size.js';
 import { parseChatRequest } from '../../domain/chat/request.js';
 import { Cancellation } from '../../providers/cancellation.js';
-import { checkLedger } from '../../storage/ledger-check.js';
+import { checkLedger } from '../../storage/ledger/ledger-check.js';
 import { createTestApp, type TestApp, type TestKey } from '../../testing/app.js';
 import { balanceOf, countedUsageOf, expectedChatCost, promptEstimateOf } from '../../testing/chat.js';
 import { ENGINES } from '../../testing/db.js';

@@ -27,7 +27,7 @@ import { spendRoom } from '../../domain/keys/limits.js';
 import { modelAllowed } from '../../domain/keys/restrictions.js';
 import { Cancellation } from '../../providers/cancellation.js';
 import type { ChatRegistry, ChatRoute } from '../../providers/chat-registry.js';
-import type { ChatOpening } from '../../storage/repositories/chat-billing.js';
+import type { ChatOpening } from '../../storage/ledger/chat-billing.js';
 import type { SpendState } from '../../storage/repositories/keys.js';
 import type { UsageStatus } from '../../storage/repositories/usage.js';
 import type { Storage } from '../../storage/storage.js';

@@ -6,8 +6,8 @@ import type { ChatCompletion, ChatCompletionChunk } from '../../domain/chat/type
 import { Cancellation } from '../../providers/cancellation.js';
 import type { ChatProvider, UpstreamChatCall } from '../../providers/chat-provider.js';
 import type { ChatRegistry } from '../../providers/chat-registry.js';
-import { checkLedger } from '../../storage/ledger-check.js';
-import type { ChatOpening } from '../../storage/repositories/chat-billing.js';
+import type { ChatOpening } from '../../storage/ledger/chat-billing.js';
+import { checkLedger } from '../../storage/ledger/ledger-check.js';
 import { createTestApp, type TestApp, type TestKey } from '../../testing/app.js';
 import { balanceOf } from '../../testing/chat.js';
 import { ENGINES } from '../../testing/db.js';

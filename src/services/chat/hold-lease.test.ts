@@ -1,7 +1,7 @@
 // Chat holds of a dead process, on every engine: each hold names its process, a live process keeps
 // its lease, and once the lease has run out another process releases the hold, exactly once.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../../storage/ledger-check.js';
+import { checkLedger } from '../../storage/ledger/ledger-check.js';
 import { ProcessLeaseRepository } from '../../storage/repositories/process-leases.js';
 import { Storage } from '../../storage/storage.js';
 import { ENGINES, openTestDb, type TestDb } from '../../testing/db.js';

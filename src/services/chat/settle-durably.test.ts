@@ -1,8 +1,8 @@
 // A chat settlement the database failed is run again, inline a few times and then in the background,
 // so a live process does not keep a hold open until the 6-hour sweep; money still moves once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../../storage/ledger-check.js';
-import { LedgerIntegrityError } from '../../storage/repositories/ledger.js';
+import { LedgerIntegrityError } from '../../storage/ledger/ledger.js';
+import { checkLedger } from '../../storage/ledger/ledger-check.js';
 import { Storage } from '../../storage/storage.js';
 import { ENGINES, openTestDb, type TestDb } from '../../testing/db.js';
 import { seedKey } from '../../testing/storage-fixtures.js';

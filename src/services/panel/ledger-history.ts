@@ -1,19 +1,12 @@
 // A key's ledger history for its owner: filters (kind, date range), pages of 50 newest first, and a
 // CSV export of everything the filters match. Amounts leave as exact decimal text (no float).
+import { isLedgerKind, LEDGER_KINDS } from '../../domain/billing/ledger-kinds.js';
 import { AppError } from '../../domain/errors.js';
-import { KeyLedgerRepository } from '../../storage/repositories/key-ledger.js';
-import type { LedgerEntryRow } from '../../storage/repositories/ledger.js';
+import type { LedgerEntryRow } from '../../storage/ledger/ledger.js';
 import type { LedgerKind } from '../../storage/schema.js';
 import type { Storage } from '../../storage/storage.js';
 
-export const LEDGER_KINDS: readonly LedgerKind[] = [
-  'topup',
-  'hold',
-  'capture',
-  'release',
-  'adjust',
-  'transfer',
-];
+export { LEDGER_KINDS };
 export const HISTORY_PAGE = 50;
 /** A CSV export stops here; narrow the dates for more. */
 export const CSV_MAX_ROWS = 100_000;
@@ -45,7 +38,7 @@ export function parseDate(value: string, param: string): number {
 export function parseHistoryFilters(q: HistoryQueryText): HistoryFilters {
   const given = (Array.isArray(q.kind) ? q.kind : q.kind ? [q.kind] : []).filter((k) => k !== '');
   for (const kind of given)
-    if (!LEDGER_KINDS.includes(kind as LedgerKind))
+    if (!isLedgerKind(kind))
       throw new AppError('invalid_parameter', `kind must be one of ${LEDGER_KINDS.join(', ')}`, 'kind');
   const from = q.from ?? '';
   const to = q.to ?? '';
@@ -98,7 +91,7 @@ export class LedgerHistoryService {
       if (!Number.isSafeInteger(beforeId) || beforeId <= 0)
         throw new AppError('invalid_parameter', 'before must be a ledger entry id', 'before');
     }
-    const rows = await new KeyLedgerRepository(this.storage.db).history({
+    const rows = await this.storage.keyLedger.history({
       ...this.query(accountId, keyId, filters),
       beforeId,
       limit: HISTORY_PAGE + 1,
@@ -112,7 +105,7 @@ export class LedgerHistoryService {
 
   /** Every matching entry (up to CSV_MAX_ROWS) as CSV text, newest first. */
   async csv(accountId: number, keyId: number, filters: HistoryFilters): Promise<string> {
-    const rows = await new KeyLedgerRepository(this.storage.db).history({
+    const rows = await this.storage.keyLedger.history({
       ...this.query(accountId, keyId, filters),
       limit: CSV_MAX_ROWS,
     });

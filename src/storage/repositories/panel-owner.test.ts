@@ -8,9 +8,8 @@ import { TASK_FAILURE } from '../../domain/tasks/states.js';
 import { ENGINES, openTestDb, type TestDb } from '../../testing/db.js';
 import { recordChatUsage, seedAccount, seedKey, seedTask } from '../../testing/storage-fixtures.js';
 import { isCheckViolation } from '../db.js';
-import { checkLedger } from '../ledger-check.js';
+import { checkLedger } from '../ledger/ledger-check.js';
 import { Storage } from '../storage.js';
-import { KeyLedgerRepository } from './key-ledger.js';
 import { OwnerKeysRepository } from './owner-keys.js';
 import { TaskDeliveriesRepository } from './task-deliveries.js';
 import { TransferRefusedError, TransfersRepository } from './transfers.js';
@@ -202,7 +201,7 @@ describe.each(ENGINES)('panel owner repositories on %s', (engine) => {
     for (let i = 1; i <= 5; i++)
       await storage.transaction((tx) => tx.ledger.topup({ ...key.ref, now: i * 1000 }, i, null));
     await storage.transaction((tx) => tx.ledger.adjust({ ...key.ref, now: 6000 }, -1, 'fix'));
-    const repo = new KeyLedgerRepository(storage.db);
+    const repo = storage.keyLedger;
     const all = await repo.history({ accountId: key.accountId, keyId: key.keyId, limit: 10 });
     expect(all.map((e) => e.kind)).toEqual(['adjust', 'topup', 'topup', 'topup', 'topup', 'topup']);
     const page2 = await repo.history({

@@ -8,7 +8,7 @@ import { TaskEvents } from '../../services/tasks/events.js';
 import { finalizeTask } from '../../services/tasks/finalize.js';
 import { ENGINES, openTestDb, type TestDb } from '../../testing/db.js';
 import { newTaskRow, type SeededKey, seedKey } from '../../testing/storage-fixtures.js';
-import { checkLedger } from '../ledger-check.js';
+import { checkLedger } from '../ledger/ledger-check.js';
 import { Storage } from '../storage.js';
 import type { UsageOutcome } from './usage.js';
 

@@ -7,7 +7,7 @@ import type { TestKey } from '../../testing/app.js';
 import { ENGINES } from '../../testing/db.js';
 import { balanceOf, createTaskTestApp, expectLedgerClean, type TaskTestApp } from '../../testing/tasks.js';
 import { isUniqueViolation } from '../db.js';
-import { TaskAlreadySettledError } from './ledger.js';
+import { TaskAlreadySettledError } from '../ledger/ledger.js';
 
 const LEASE = 1_000;
 

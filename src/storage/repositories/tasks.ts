@@ -3,13 +3,13 @@
 // (it stalled, another took over) can never overwrite the task.
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Engine } from '../db.js';
+import { LedgerRepository } from '../ledger/ledger.js';
 import { PgBatcher } from '../pg-batcher.js';
 import { type PgFinish, pgFinishTasks } from '../pg-finish-batch.js';
 import { commitsOn, type FlushBarrier } from '../pg-flush-barrier.js';
 import { pgInsertTasksWithHolds } from '../pg-task-batch.js';
 import { placeholderRow, prepared } from '../prepared.js';
 import type { Database, TasksTable } from '../schema.js';
-import { LedgerRepository } from './ledger.js';
 
 export type TaskRow = Selectable<TasksTable>;
 export type NewTask = Insertable<TasksTable>;

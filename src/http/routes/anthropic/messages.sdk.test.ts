@@ -11,7 +11,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { messagesCost, messagesPrices } from '../../../domain/billing/messages-cost.js';
 import { parseMessagesRequest } from '../../../domain/messages/request.js';
-import { checkLedger } from '../../../storage/ledger-check.js';
+import { checkLedger } from '../../../storage/ledger/ledger-check.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../../testing/app.js';
 import { balanceOf, expectedChatCost, settledUsage } from '../../../testing/chat.js';
 import {

@@ -3,7 +3,7 @@
 import { deflateSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../../../storage/ledger-check.js';
+import { checkLedger } from '../../../storage/ledger/ledger-check.js';
 import {
   ADMIN_TOKEN,
   createTestApp,

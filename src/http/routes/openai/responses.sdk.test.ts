@@ -10,7 +10,7 @@ import { generateText, stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkLedger } from '../../../storage/ledger-check.js';
+import { checkLedger } from '../../../storage/ledger/ledger-check.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../../testing/app.js';
 import { balanceOf, countedUsageOf, expectedChatCost, settledUsage } from '../../../testing/chat.js';
 import {

@@ -3,10 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ENGINES, openTestDb, type TestDb } from '../testing/db.js';
-import { type SeededKey, seedKey, seedTask } from '../testing/storage-fixtures.js';
+import { ENGINES, openTestDb, type TestDb } from '../../testing/db.js';
+import { type SeededKey, seedKey, seedTask } from '../../testing/storage-fixtures.js';
+import { Storage } from '../storage.js';
 import { checkLedger, LEDGER_RULES } from './ledger-check.js';
-import { Storage } from './storage.js';
 
 describe.each(ENGINES)('ledger check on %s', (engine) => {
   let db: TestDb;

@@ -6,9 +6,9 @@ import { openTestDb } from '../../testing/db.js';
 import { HAVE_POSTGRES } from '../../testing/services.js';
 import { seedKey } from '../../testing/storage-fixtures.js';
 import { openSqlite } from '../db.js';
-import { checkLedger } from '../ledger-check.js';
 import { Storage } from '../storage.js';
 import { TaskAlreadySettledError } from './ledger.js';
+import { checkLedger } from './ledger-check.js';
 
 /** One hold in its own transaction, with a pause inside it so transactions really overlap. */
 async function holdInTransaction(

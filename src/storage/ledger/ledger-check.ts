@@ -2,7 +2,8 @@
 // Used by `gengate ledger check` and by tests after every chaos or load run. Each query returns only
 // the offending rows, so the check stays cheap in memory however large the ledger grows.
 import { type Kysely, sql } from 'kysely';
-import type { Database } from './schema.js';
+import type { Database } from '../schema.js';
+import { fundsEffect, heldEffectOf, signedLedgerSum } from './kind-sql.js';
 
 export interface LedgerViolation {
   rule: string;
@@ -21,6 +22,9 @@ export const LEDGER_RULES = {
   taskKey: 'every task names an existing key of its account',
   chatHold: 'an open chat request has its hold, unsettled',
   spendCounter: 'spend counted in the period >= 0',
+  topupCredit: 'a paid top-up has one credit of its amount, an unpaid one none',
+  refundDebit: 'a refund has its debit, and a refused one its reversal',
+  codeCredit: 'a redeemed code has one credit of its amount, an unused one none',
 } as const;
 
 const FINAL = sql`('completed', 'failed')`;
@@ -47,7 +51,8 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerViolation
   for (const k of undercounted)
     add(LEDGER_RULES.spendCounter, `key ${k.id}`, `spend_in_period=${k.spend_in_period}`);
 
-  // Funds: balance + held = Σ(topup + adjust + transfer − capture). Open holds: held = Σ(hold − capture − release).
+  // Funds: balance + held = Σ of every entry's effect on both; open holds: held = Σ of the effects on
+  // held. The effects are those ledger-kinds.ts declares (topup + adjust + … − capture − refund).
   const sums = await sql<{
     id: number;
     balance: number;
@@ -59,8 +64,8 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerViolation
     from api_keys k
     left join (
       select key_id,
-        sum(case when kind in ('topup', 'adjust', 'transfer') then amount when kind = 'capture' then -amount else 0 end) as funds,
-        sum(case when kind = 'hold' then amount when kind in ${SETTLEMENT} then -amount else 0 end) as open
+        ${signedLedgerSum(fundsEffect)} as funds,
+        ${signedLedgerSum(heldEffectOf)} as open
       from ledger_entries group by key_id
     ) e on e.key_id = k.id
     where k.balance + k.held <> coalesce(e.funds, 0) or k.held <> coalesce(e.open, 0)`.execute(db);
@@ -131,5 +136,42 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerViolation
   );
   for (const row of chatHolds.rows)
     add(LEDGER_RULES.chatHold, `chat ${row.id}`, `amount=${Number(row.amount)}`);
+
+  // Money in (migration 015): each top-up, refund and code against the entries carrying its id.
+  const topups = await sql<{
+    id: string;
+    status: string;
+    amount: number;
+    credited: number | null;
+    n: number;
+  }>`
+    select t.id, t.status, t.amount, sum(e.amount) as credited, count(e.id) as n
+    from topups t left join ledger_entries e on e.task_id = t.id and e.kind = 'topup' and e.key_id = t.key_id
+    group by t.id, t.status, t.amount
+    having (t.status in ('succeeded', 'refunded') and (count(e.id) <> 1 or sum(e.amount) <> t.amount))
+        or (t.status in ('pending', 'canceled') and count(e.id) <> 0)`.execute(db);
+  for (const row of topups.rows)
+    add(
+      LEDGER_RULES.topupCredit,
+      `topup ${row.id}`,
+      `status=${row.status} amount=${Number(row.amount)} credits=${Number(row.n)}`,
+    );
+
+  const refunds = await sql<{ id: string; status: string }>`
+    select r.id, r.status from topup_refunds r
+    where not exists (select 1 from ledger_entries d where d.task_id = r.id and d.kind = 'refund'
+                        and d.amount = r.amount and d.key_id = r.key_id)
+       or (r.status = 'refused') <> exists (select 1 from ledger_entries v where v.task_id = r.id
+                        and v.kind = 'refund_reversal' and v.amount = r.amount)`.execute(db);
+  for (const row of refunds.rows) add(LEDGER_RULES.refundDebit, `refund ${row.id}`, `status=${row.status}`);
+
+  const codes = await sql<{ id: string; redeemed: number | null }>`
+    select c.id, c.redeemed_at as redeemed from topup_codes c
+    where (c.redeemed_at is not null) <> exists (select 1 from ledger_entries e where e.task_id = c.id
+                        and e.kind = 'redeem' and e.amount = c.amount and e.key_id = c.redeemed_key_id)`.execute(
+    db,
+  );
+  for (const row of codes.rows)
+    add(LEDGER_RULES.codeCredit, `code ${row.id}`, `redeemed_at=${row.redeemed ?? 'null'}`);
   return violations;
 }

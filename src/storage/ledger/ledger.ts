@@ -5,20 +5,22 @@
 
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { LEDGER_KIND_SPECS, type LedgerKindSpec } from '../../domain/billing/ledger-kinds.js';
 import { periodStarts } from '../../domain/keys/limits.js';
 import { noticeIdOf, pgNoticeAfterMove } from '../balance-notice-sql.js';
 import { type Engine, isUniqueViolation } from '../db.js';
 import { placeholderRow, prepared } from '../prepared.js';
+import { BalanceNoticesRepository } from '../repositories/balance-notices.js';
 import type { Database, LedgerEntriesTable, LedgerKind } from '../schema.js';
 import {
-  holdSpendSet,
-  holdTimeOf,
-  type PeriodStartValues,
-  releaseSpendSet,
-  spendAfterRelease,
-  withinSpendCap,
-} from '../spend-cap-sql.js';
-import { BalanceNoticesRepository } from './balance-notices.js';
+  holdAssignments,
+  holdGuard,
+  pgHoldEntry,
+  pgHoldMoved,
+  pgSettleMoved,
+  pgSettlementEntries,
+} from './movements.js';
+import { holdTimeOf, type PeriodStartValues, releaseSpendSet, spendAfterRelease } from './spend-cap-sql.js';
 
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
 
@@ -91,11 +93,8 @@ type HoldValues = { keyId: number; amount: number; now: number } & PeriodStartVa
 const HOLD = prepared(
   (_db, p: HoldValues) =>
     sql<Balances>`
-    update api_keys
-    set balance = balance - ${p.amount}, held = held + ${p.amount}, updated_at = ${p.now},
-        ${holdSpendSet(null, p.amount, p)}
-    where id = ${p.keyId} and deleted_at is null and balance >= ${p.amount}
-      and ${withinSpendCap(null, p.amount, p)}
+    update api_keys set ${holdAssignments(null, p.amount, p.now, p)}
+    where id = ${p.keyId} and ${holdGuard(null, p.amount, p)}
     returning balance, held`,
 );
 
@@ -148,19 +147,8 @@ const SETTLE_BALANCES_IF_HELD = prepared(
 const PG_HOLD_WITH_ENTRY = prepared(
   (_db, p: HoldValues & { accountId: number; taskId: string }) =>
     sql<{ balance_after: number }>`
-      with moved as (
-        update api_keys
-        set balance = balance - ${p.amount}, held = held + ${p.amount}, updated_at = ${p.now},
-            ${holdSpendSet(null, p.amount, p)}
-        where id = ${p.keyId} and deleted_at is null and balance >= ${p.amount}
-          and ${withinSpendCap(null, p.amount, p)}
-        returning balance, held
-      )
-      insert into ledger_entries
-        (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
-      select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.taskId}::text, 'hold', ${p.amount}::bigint,
-             balance, held, null, ${p.now}::bigint
-      from moved
+      with ${pgHoldMoved(p)}
+      ${pgHoldEntry(p)}
       returning balance_after`,
 );
 
@@ -179,17 +167,14 @@ const PG_SETTLE_WITH_ENTRIES = prepared(
     },
   ) =>
     sql<{ kind: string }>`
-      with moved as (
-        update api_keys
-        set held = held - ${p.holdAmount}, balance = balance + ${p.released}, updated_at = ${p.now},
-            ${releaseSpendSet(null, p.released, holdTimeOf(p.taskId))}
-        where id = ${p.keyId}
-          and exists (select 1 from ledger_entries where task_id = ${p.taskId} and kind = 'hold'
-                      and key_id = ${p.keyId} and amount = ${p.holdAmount})
+      with ${pgSettleMoved(
+        p,
+        sql`exists (select 1 from ledger_entries where task_id = ${p.taskId} and kind = 'hold'
+                    and key_id = ${p.keyId} and amount = ${p.holdAmount})
           and not exists (select 1 from ledger_entries where task_id = ${p.taskId}
-                          and kind in ('capture', 'release'))
-        returning balance, held, low_balance
-      ), ${pgNoticeAfterMove({
+                          and kind in ('capture', 'release'))`,
+        releaseSpendSet(null, p.released, holdTimeOf(p.taskId)),
+      )}, ${pgNoticeAfterMove({
         taskId: p.taskId,
         keyId: p.keyId,
         accountId: p.accountId,
@@ -198,31 +183,6 @@ const PG_SETTLE_WITH_ENTRIES = prepared(
       })}
       ${pgSettlementEntries(p)}`,
 );
-
-/**
- * PostgreSQL: the `capture` and `release` entries of a settlement, appended from the balances that
- * a preceding CTE named `moved` returned after the update (`returning balance, held`).
- */
-export function pgSettlementEntries(p: {
-  keyId: number;
-  accountId: number;
-  taskId: string;
-  captured: number;
-  released: number;
-  now: number;
-}) {
-  return sql<{ kind: string }>`
-    insert into ledger_entries
-      (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
-    select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.taskId}::text, 'capture', ${p.captured}::bigint,
-           balance - ${p.released}::bigint, held + ${p.released}::bigint, null, ${p.now}::bigint
-    from moved
-    union all
-    select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.taskId}::text, 'release', ${p.released}::bigint,
-           balance, held, null, ${p.now}::bigint
-    from moved
-    returning kind`;
-}
 
 /** The lock an UPDATE of the balance takes; unlike FOR UPDATE it does not block the foreign-key
  * checks of concurrent inserts (tasks and ledger entries reference the key). */
@@ -353,6 +313,42 @@ export class LedgerRepository {
         now: ref.now,
       });
       return after.balance;
+    });
+  }
+
+  /**
+   * A movement of the available balance alone (a paid top-up, a code, a refund and its reversal), of
+   * the sign ledger-kinds.ts gives `kind`, carrying `reference` (the top-up, code or refund id) in
+   * task_id: UNIQUE(task_id, kind) makes a second one with the same reference a unique violation.
+   * A debit is guarded like a hold. Returns the new balance, or undefined when the key is missing
+   * or the balance does not cover a debit.
+   */
+  async moveBalance(
+    ref: KeyRef,
+    kind: LedgerKind,
+    amount: number,
+    reference: string,
+    note: string | null = null,
+  ): Promise<number | undefined> {
+    const spec: LedgerKindSpec = LEDGER_KIND_SPECS[kind];
+    if (spec.held !== 0 || spec.balance === 0)
+      throw new LedgerIntegrityError(`${kind} does not move the available balance alone`);
+    if (!Number.isSafeInteger(amount) || amount <= 0)
+      throw new LedgerIntegrityError(`${kind} amount must be a positive integer, got ${amount}`);
+    const delta = spec.balance * amount;
+    return this.atomically(async (ledger) => {
+      // No deleted_at guard: money paid while its key was being deleted still lands on it (the
+      // operator can refund it), and a debit is bounded by the balance, which a deleted key lacks.
+      let update = ledger.db
+        .updateTable('api_keys')
+        .set({ balance: sql`balance + ${delta}`, updated_at: ref.now })
+        .where('id', '=', ref.keyId)
+        .where('account_id', '=', ref.accountId);
+      if (delta < 0) update = update.where('balance', '>=', amount);
+      const after = await update.returning(['balance', 'held']).executeTakeFirst();
+      if (!after) return undefined;
+      await ledger.append(ref, kind, amount, after, reference, note);
+      return Number(after.balance);
     });
   }
 

@@ -1,4 +1,5 @@
-// The parts of batched PostgreSQL statements that move money. holdCtes holds, for new tasks
+// The parts of batched PostgreSQL statements that move money, built from the one definition of a
+// hold and a settlement (movements.ts). holdCtes holds, for new tasks
 // (pg-task-batch.ts) and chat requests (pg-chat-batch.ts). It follows an `input` CTE with one row per item (id,
 // key_id, account_id, ord = arrival order, and the amount and time columns named by the caller) and
 // defines:
@@ -8,8 +9,8 @@
 //   entries   one 'hold' ledger entry per accepted row, in arrival order.
 // The caller writes its own rows from `accepted`; items of a key that did not move are declined.
 import { type RawBuilder, sql } from 'kysely';
-import { periodStarts } from '../domain/keys/limits.js';
-import { holdSpendSet, withinSpendCap } from './spend-cap-sql.js';
+import { periodStarts } from '../../domain/keys/limits.js';
+import { holdAssignments, holdGuard, LEDGER_ENTRY_INSERT, settleAssignments } from './movements.js';
 
 /**
  * `latestAt` is the batch's latest time, from which the spend caps' periods are taken: a batch that
@@ -25,6 +26,7 @@ export function holdCtes(
 ): RawBuilder<unknown> {
   const amount = sql.ref(`i.${columns.amount}`);
   const at = sql.raw(columns.at);
+  const starts = periodStarts(latestAt);
   return sql`locked as materialized (
       select id from api_keys where id in (select key_id from input) order by id for no key update
     ), want as (
@@ -32,11 +34,9 @@ export function holdCtes(
       from input where key_id in (select id from locked) group by key_id
     ), moved as (
       update api_keys k
-      set balance = k.balance - w.total, held = k.held + w.total, updated_at = w.now,
-          ${holdSpendSet('k', sql`w.total`, periodStarts(latestAt))}
+      set ${holdAssignments('k', sql`w.total`, sql`w.now`, starts)}
       from want w
-      where k.id = w.key_id and k.deleted_at is null and k.balance >= w.total
-        and ${withinSpendCap('k', sql`w.total`, periodStarts(latestAt))}
+      where k.id = w.key_id and ${holdGuard('k', sql`w.total`, starts)}
       returning k.id, k.balance, k.held, w.total
     ), accepted as (
       select i.*,
@@ -45,8 +45,7 @@ export function holdCtes(
       from input i join moved m on m.id = i.key_id
       window through as (partition by i.key_id order by i.ord)
     ), entries as (
-      insert into ledger_entries
-        (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
+      ${LEDGER_ENTRY_INSERT}
       select key_id, account_id, id, 'hold', ${sql.raw(columns.amount)}, balance_after, held_after, null, ${at}
       from accepted order by ord
     )`;
@@ -81,8 +80,13 @@ export function settleCtes(columns: {
       where d.created_at >= l.spend_since group by d.key_id
     ), moved as (
       update api_keys k
-      set held = k.held - s.hold_total, balance = k.balance + s.released_total, updated_at = s.now,
-          spend_in_period = k.spend_in_period - coalesce(f.counted_total, 0)
+      set ${settleAssignments(
+        'k',
+        sql`s.hold_total`,
+        sql`s.released_total`,
+        sql`s.now`,
+        sql`spend_in_period = k.spend_in_period - coalesce(f.counted_total, 0)`,
+      )}
       from sums s left join freed f on f.key_id = s.key_id where k.id = s.key_id
       returning k.id, k.balance, k.held, k.low_balance, s.hold_total, s.released_total
     ), placed as (
@@ -104,8 +108,7 @@ export function settleCtes(columns: {
         and p.balance_before + p.held_before >= m.low_balance
         and p.balance_before + p.held_before - p.${captured} < m.low_balance
     ), entries as (
-      insert into ledger_entries
-        (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
+      ${LEDGER_ENTRY_INSERT}
       select key_id, account_id, id, kind, amount, balance_after, held_after, null, ${at}
       from (
         select key_id, account_id, id, 'capture' as kind, ${captured} as amount,

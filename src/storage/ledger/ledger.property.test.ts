@@ -6,9 +6,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, openTestDb, type TestDb } from '../../testing/db.js';
 import { type SeededKey, seedAccount, seedKey } from '../../testing/storage-fixtures.js';
-import { checkLedger } from '../ledger-check.js';
 import { Storage } from '../storage.js';
 import { TaskAlreadySettledError } from './ledger.js';
+import { checkLedger } from './ledger-check.js';
 
 type Op =
   | { op: 'topup'; key: number; amount: number }

@@ -20,11 +20,12 @@ import { PgBatcher } from '../pg-batcher.js';
 import { type PgChatOpen, type PgChatSettle, pgOpenMany, pgSettleMany } from '../pg-chat-batch.js';
 import { commitsOn, type FlushBarrier } from '../pg-flush-barrier.js';
 import { prepared } from '../prepared.js';
+import { ChatHoldsRepository } from '../repositories/chat-holds.js';
+import { type UsageOutcome, UsageRepository } from '../repositories/usage.js';
 import type { Database } from '../schema.js';
-import { holdSpendSet, type PeriodStartValues, releaseSpendSet, withinSpendCap } from '../spend-cap-sql.js';
-import { ChatHoldsRepository } from './chat-holds.js';
-import { type KeyRef, LedgerIntegrityError, LedgerRepository, pgSettlementEntries } from './ledger.js';
-import { type UsageOutcome, UsageRepository } from './usage.js';
+import { type KeyRef, LedgerIntegrityError, LedgerRepository } from './ledger.js';
+import { pgHoldEntry, pgHoldMoved, pgSettleMoved, pgSettlementEntries } from './movements.js';
+import { type PeriodStartValues, releaseSpendSet } from './spend-cap-sql.js';
 
 export interface ChatOpening {
   /** The usage row id, also the ledger's reference for the hold. */
@@ -51,19 +52,8 @@ const PG_OPEN = prepared(
       processId: string | null;
     } & PeriodStartValues,
   ) => sql<{ balance: string }>`
-    with moved as (
-      update api_keys
-      set balance = balance - ${p.amount}, held = held + ${p.amount}, updated_at = ${p.now},
-          ${holdSpendSet(null, p.amount, p)}
-      where id = ${p.keyId} and deleted_at is null and balance >= ${p.amount}
-        and ${withinSpendCap(null, p.amount, p)}
-      returning balance, held
-    ), hold as (
-      insert into ledger_entries
-        (key_id, account_id, task_id, kind, amount, balance_after, held_after, note, created_at)
-      select ${p.keyId}::bigint, ${p.accountId}::bigint, ${p.id}::text, 'hold', ${p.amount}::bigint,
-             balance, held, null, ${p.now}::bigint
-      from moved
+    with ${pgHoldMoved(p)}, hold as (
+      ${pgHoldEntry({ keyId: p.keyId, accountId: p.accountId, taskId: p.id, amount: p.amount, now: p.now })}
     ), opened as (
       insert into chat_holds (id, account_id, key_id, model_id, amount, process_id, created_at)
       select ${p.id}::text, ${p.accountId}::bigint, ${p.keyId}::bigint, ${p.modelId}::text, ${p.amount}::bigint,
@@ -100,13 +90,11 @@ const PG_SETTLE = prepared(
       select ${p.id}::text, ${p.accountId}::bigint, ${p.keyId}::bigint, model_id, ${p.inputTokens}::bigint,
              ${p.outputTokens}::bigint, ${p.cost}::bigint, ${p.status}::text, ${p.latencyMs}::bigint, created_at
       from closed
-    ), moved as (
-      update api_keys
-      set held = held - ${p.holdAmount}, balance = balance + ${p.released}, updated_at = ${p.now},
-          ${releaseSpendSet(null, p.released, sql`(select created_at from closed)`)}
-      where id = ${p.keyId} and exists (select 1 from closed)
-      returning balance, held, low_balance
-    ), ${pgNoticeAfterMove({ taskId: p.id, keyId: p.keyId, accountId: p.accountId, lowered: p.cost, now: p.now })}
+    ), ${pgSettleMoved(
+      p,
+      sql`exists (select 1 from closed)`,
+      releaseSpendSet(null, p.released, sql`(select created_at from closed)`),
+    )}, ${pgNoticeAfterMove({ taskId: p.id, keyId: p.keyId, accountId: p.accountId, lowered: p.cost, now: p.now })}
     ${pgSettlementEntries({
       // Field by field: the values are placeholders read through a proxy, which a spread would miss.
       keyId: p.keyId,

@@ -2,9 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, openTestDb, type TestDb } from '../../testing/db.js';
 import { type SeededKey, seedKey } from '../../testing/storage-fixtures.js';
-import { checkLedger } from '../ledger-check.js';
 import { Storage } from '../storage.js';
 import { LedgerIntegrityError } from './ledger.js';
+import { checkLedger } from './ledger-check.js';
 
 describe.each(ENGINES)('chat billing repository on %s', (engine) => {
   let db: TestDb;

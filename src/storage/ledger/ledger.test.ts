@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, openTestDb, type TestDb } from '../../testing/db.js';
 import { type SeededKey, seedKey } from '../../testing/storage-fixtures.js';
 import { isCheckViolation, isUniqueViolation } from '../db.js';
-import { checkLedger } from '../ledger-check.js';
 import { Storage } from '../storage.js';
 import { LedgerIntegrityError, TaskAlreadySettledError } from './ledger.js';
+import { checkLedger } from './ledger-check.js';
 
 const failure = (promise: Promise<unknown>) =>
   promise.then(
