@@ -15,7 +15,6 @@ import { type StepDeps, type StepSettings, TaskStep } from './task-step.js';
 export interface RunnerSettings extends Omit<StepSettings, 'workerId'> {
   concurrency: number;
   pollIntervalMs: number;
-  leaseMs: number;
   workerId?: string;
 }
 
@@ -98,7 +97,18 @@ export class TaskRunner implements RunningWorker {
       this.deps.log.error('claiming tasks failed', error);
       return 0;
     }
-    for (const task of claimed) this.launch(task);
+    for (const task of claimed) {
+      // Our own step still runs it: its lease ran out while renewals waited (a stalled event loop or
+      // database pool) and this claim took it back. The claim renewed the lease; a second step
+      // would submit the task again.
+      if (this.inFlight.has(task.id)) {
+        this.deps.log.info('claimed a task whose step is still running here; not starting another', {
+          task_id: task.id,
+        });
+        continue;
+      }
+      this.launch(task);
+    }
     return claimed.length;
   }
 

@@ -32,6 +32,8 @@ import { type CopyVerdict, copyOutputs, type TaskResultSettings, taskResult } fr
 
 export interface StepSettings extends TaskResultSettings {
   workerId: string;
+  /** How long a claim (or a renewal) keeps the task this worker's. */
+  leaseMs: number;
   providerTimeoutMs: number;
   requeueDelayMs: number;
   /** The first poll comes this soon after a submit; later ones back off up to MAX_POLL_DELAY_MS. */
@@ -121,6 +123,8 @@ interface Claimed {
   /** Epoch ms at which the provider timeout runs out. */
   deadline: number;
   timedOut: boolean;
+  /** The latest lease expiry this step wrote or was given (heartbeats may have moved it later). */
+  leaseUntil: number;
 }
 
 export class TaskStep {
@@ -143,6 +147,7 @@ export class TaskStep {
       state: parseState(task.provider_state),
       deadline: now + Math.max(0, this.settings.providerTimeoutMs - elapsed),
       timedOut: elapsed >= this.settings.providerTimeoutMs,
+      leaseUntil: task.lease_expires_at ?? now + this.settings.leaseMs,
     };
     try {
       if (task.provider_job_id !== null) return await this.poll(claimed);
@@ -218,6 +223,15 @@ export class TaskStep {
         return undefined;
       }
     }
+    if (!(await this.leaseStillOurs(claimed))) {
+      // Another worker may have the task now and submit it itself: sending ours too would start a
+      // second job. Its place at the account (keyed by the task) stays for whoever runs it.
+      this.deps.log.info('lease lost before the submit; leaving the task', {
+        task_id: claimed.task.id,
+        provider: route.providerName,
+      });
+      return () => Promise.resolve();
+    }
     const outcome = await this.submitTo(claimed, route);
     await this.recordOutcome(claimed, route, outcome);
     const { task } = claimed;
@@ -245,6 +259,24 @@ export class TaskStep {
       case 'submitted':
         return () => this.recordJob(claimed, route, outcome.jobId, outcome.retryAfterMs);
     }
+  }
+
+  /**
+   * The fence before a submit, which cannot be taken back. The pool's admission (database writes,
+   * a lock per account) can take longer than a lease under load while renewals wait for a
+   * connection; another worker may then have claimed the task and be submitting it. A lease known
+   * to run at least half a lease more is still ours (nobody claims before it expires); otherwise it
+   * is renewed by compare-and-set on the owner, and a renewal that came back too late to leave half
+   * a lease counts as lost too.
+   */
+  private async leaseStillOurs(claimed: Claimed): Promise<boolean> {
+    const margin = this.settings.leaseMs / 2;
+    if (claimed.leaseUntil - this.deps.clock.now() >= margin) return true;
+    const until = this.deps.clock.now() + this.settings.leaseMs;
+    if (!(await this.deps.storage.tasks.renewLease(claimed.task.id, this.settings.workerId, until)))
+      return false;
+    claimed.leaseUntil = until;
+    return until - this.deps.clock.now() >= margin;
   }
 
   /** Tells the pool what the account answered; a failure to record never fails the task. */

@@ -120,7 +120,13 @@ export class ProviderAccountsRepository {
   /**
    * Takes a place for `taskId` at `provider` when fewer than `cap` processing tasks hold one
    * (`cap` undefined: no limit, the place only counts the task as in flight). A task that already
-   * holds a place keeps it. One transaction per account at a time, so the cap is exact.
+   * holds a place keeps it. Takings at one account are serialized, so the cap is exact.
+   *
+   * Every step of a pooled task comes through here, so the lock is held as briefly as possible:
+   * one statement counts and inserts (SQLite runs it alone anyway; PostgreSQL takes the account's
+   * lock first, in the same transaction, so the count sees every place committed before it). The
+   * longer form (delete, count, insert under the lock) kept the lock over four round trips, and
+   * under load the waiting transactions held the connections that lease renewals needed.
    */
   async acquireSlot(
     provider: string,
@@ -128,32 +134,33 @@ export class ProviderAccountsRepository {
     cap: number | undefined,
     now: number,
   ): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      if (this.engine === 'postgres')
-        await sql`select pg_advisory_xact_lock(${SLOT_LOCK_SPACE}, hashtext(${provider}))`.execute(trx);
-      // A task holds one place at a time: a place left at another account is given back.
-      await trx
-        .deleteFrom('provider_slots')
-        .where('task_id', '=', taskId)
-        .where('provider', '<>', provider)
-        .execute();
-      if (cap !== undefined) {
-        const row = await trx
-          .selectFrom('provider_slots as s')
-          .innerJoin('tasks as t', 't.id', 's.task_id')
-          .select((eb) => eb.fn.countAll<number>().as('held'))
-          .where('s.provider', '=', provider)
-          .where('t.status', '=', 'processing')
-          .where('s.task_id', '<>', taskId)
-          .executeTakeFirst();
-        if (Number(row?.held ?? 0) >= cap) return false;
-      }
-      await trx
+    // A task holds one place at a time: a place left at another account is given back.
+    await this.db
+      .deleteFrom('provider_slots')
+      .where('task_id', '=', taskId)
+      .where('provider', '<>', provider)
+      .execute();
+    if (cap === undefined) {
+      await this.db
         .insertInto('provider_slots')
         .values({ task_id: taskId, provider, acquired_at: now })
         .onConflict((oc) => oc.column('task_id').doNothing())
         .execute();
       return true;
+    }
+    // A row back: a place taken now or already held (the no-op update returns it).
+    const take = (db: Kysely<Database & Tables>) =>
+      sql<{ task_id: string }>`
+        insert into provider_slots (task_id, provider, acquired_at)
+        select ${taskId}, ${provider}, cast(${now} as bigint)
+        where (select count(*) from provider_slots s join tasks t on t.id = s.task_id
+               where s.provider = ${provider} and t.status = 'processing' and s.task_id <> ${taskId}) < ${cap}
+        on conflict (task_id) do update set acquired_at = provider_slots.acquired_at
+        returning task_id`.execute(db);
+    if (this.engine !== 'postgres') return (await take(this.db)).rows.length === 1;
+    return this.db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${SLOT_LOCK_SPACE}, hashtext(${provider}))`.execute(trx);
+      return (await take(trx)).rows.length === 1;
     });
   }
 
