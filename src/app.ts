@@ -20,6 +20,7 @@ import {
 import { MaintenanceService } from './services/maintenance.js';
 import { Metrics } from './services/metrics.js';
 import { SyncImageService } from './services/openai/sync-image.js';
+import { buildOperatorServices } from './services/operator/build.js';
 import { FlexibleRateLimiter } from './services/rate-limit.js';
 import { buildTaskServices } from './services/tasks/build.js';
 import { WebhookDeliveryService } from './services/webhooks/delivery.js';
@@ -98,6 +99,7 @@ export async function buildContext(
     }),
     ...taskServices,
     syncImages: new SyncImageService({ storage, clock, ...taskServices }, { waitMs: config.syncImageWaitMs }),
+    operator: buildOperatorServices(config, storage, clock),
     wakeups: db.engine === 'postgres' && config.databaseUrl ? wakeupsOf(db, config) : undefined,
   };
   // Created tasks wake the task runners of every process. A finished task's webhook is delivered by

@@ -9,6 +9,7 @@ import type { KeyInvalidation } from './services/key-invalidation.js';
 import type { MaintenanceService } from './services/maintenance.js';
 import type { Metrics } from './services/metrics.js';
 import type { SyncImageService } from './services/openai/sync-image.js';
+import type { OperatorServices } from './services/operator/build.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import type { TaskServices } from './services/tasks/build.js';
 import type { WebhookDeliveryService } from './services/webhooks/delivery.js';
@@ -34,6 +35,8 @@ export interface AppContext extends TaskServices {
   chat: ChatService;
   /** POST /v1/images/generations: an image task awaited up to SYNC_IMAGE_WAIT_MS, idempotent. */
   syncImages: SyncImageService;
+  /** The operator console's and the operator-only admin API's services. */
+  operator: OperatorServices;
   /** PostgreSQL: LISTEN/NOTIFY wake-ups of the worker loops across processes (pg-wakeups.ts). */
   wakeups?: Wakeups;
 }

@@ -11,6 +11,7 @@ import { registerHttpMetrics } from './plugins/http-metrics.js';
 import { lowLevelErrorOptions, registerLowLevelErrors } from './plugins/low-level-errors.js';
 import { registerRequestContext, requestIdFor, serializeRequest } from './plugins/request-context.js';
 import { registerAdminRoutes } from './routes/admin/admin.js';
+import { registerAdminReportRoutes } from './routes/admin/reports.js';
 import { registerHookRoutes } from './routes/hooks/hooks.js';
 import { registerGenerateRoute } from './routes/native/generate.js';
 import { registerMeRoutes } from './routes/native/me.js';
@@ -81,6 +82,7 @@ export async function buildHttpApp(
   registerTaskRoutes(app, ctx);
   registerObjectRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
+  registerAdminReportRoutes(app, ctx);
   registerPanelRoutes(app, ctx);
   registerMetricsRoute(app, ctx);
   registerProbeRoutes(app, ctx);

@@ -13,6 +13,7 @@ import { ChatHoldsRepository } from './repositories/chat-holds.js';
 import { IdempotencyRepository } from './repositories/idempotency.js';
 import { KeysRepository } from './repositories/keys.js';
 import { LedgerRepository } from './repositories/ledger.js';
+import { MarginRepository } from './repositories/margin.js';
 import { ModelsRepository } from './repositories/models.js';
 import { SettingsRepository } from './repositories/settings.js';
 import { type TaskRow, TasksRepository } from './repositories/tasks.js';
@@ -34,6 +35,8 @@ export class Storage {
   readonly chatHolds: ChatHoldsRepository;
   readonly analytics: AnalyticsRepository;
   readonly chatBilling: ChatBillingRepository;
+  /** The operator's margin report (reads the analytics rollups). */
+  readonly margin: MarginRepository;
 
   /** Transactions that arrive together commit together (group-commit.ts, pg-group-commit.ts). */
   private readonly groupCommit: GroupCommit | PgGroupCommit | undefined;
@@ -65,6 +68,7 @@ export class Storage {
     this.usage = new UsageRepository(db);
     this.chatHolds = new ChatHoldsRepository(db);
     this.analytics = new AnalyticsRepository(db);
+    this.margin = new MarginRepository(db, this.analytics);
     // Chat billing does not wait for the flush unless asked to (docs/scale-out.md).
     const chatCommits = barrier && relaxed && !chatSyncCommit ? commitsOn(relaxed) : barrier;
     this.chatBilling = new ChatBillingRepository(

@@ -8,8 +8,11 @@
 // deadline a task with an upstream job is polled once more and completes if the job has finished;
 // a job still running is cancelled upstream where the API allows it, then the task fails.
 
+import { taskProviderCost } from '../domain/billing/provider-cost.js';
 import { type FailureKind, failureMessage, movesToNextRoute } from '../domain/tasks/failures.js';
+import type { TaskPricing } from '../domain/tasks/pricing.js';
 import type { ObjectStore } from '../objects/object-store.js';
+import { routeCostOf } from '../providers/config.js';
 import { NotSentError } from '../providers/http/upstream-http.js';
 import type {
   ProviderFailure,
@@ -432,7 +435,22 @@ export class TaskStep {
       throw verdict.error;
     }
     const outcome = taskResult(task, verdict.stored, usage, this.settings);
-    await this.finish(claimed, { ...outcome, providerJobId: sync?.syncJobId, provider: route.providerName });
+    const pricing = JSON.parse(task.pricing ?? '{"unit":"shot"}') as TaskPricing;
+    const providerCost = taskProviderCost(
+      routeCostOf(this.deps.providers.config, task.model_id, route.providerName),
+      {
+        unit: pricing.unit,
+        completed: true,
+        seconds: typeof outcome.result.duration === 'number' ? outcome.result.duration : null,
+        tokens: usage?.tokens ?? pricing.max_tokens ?? null,
+      },
+    );
+    await this.finish(claimed, {
+      ...outcome,
+      providerJobId: sync?.syncJobId,
+      provider: route.providerName,
+      providerCost,
+    });
   }
 
   private async fail(claimed: Claimed, failure: ProviderFailure, provider?: string): Promise<void> {
@@ -443,7 +461,17 @@ export class TaskStep {
         kind: failure.kind,
         detail: failure.detail,
       });
-    await this.finish(claimed, { status: 'failed', error: failureMessage(failure), provider }, failure.kind);
+    // A failed task delivered nothing: it cost 0 on a route with a cost, unknown on one without.
+    const routeCost = routeCostOf(
+      this.deps.providers.config,
+      claimed.task.model_id,
+      provider ?? claimed.task.provider,
+    );
+    await this.finish(
+      claimed,
+      { status: 'failed', error: failureMessage(failure), provider, providerCost: routeCost ? 0 : null },
+      failure.kind,
+    );
   }
 
   /** Tries the step again after a transient error, within the deadline. */

@@ -4,6 +4,7 @@
 //   failed     → upstream error: nothing billed if nothing was delivered, else what was delivered;
 //   cancelled  → client gone: the upstream request is aborted, and what was delivered is billed.
 import { chatCost, type TokenPrices } from '../../domain/billing/chat-cost.js';
+import { chatProviderCost, type RouteCost } from '../../domain/billing/provider-cost.js';
 import type { ChatRequest } from '../../domain/chat/request.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../../domain/chat/types.js';
 import {
@@ -50,6 +51,10 @@ export interface ChatCallInit {
   publicModel: string;
   request: ChatRequest;
   provider: ChatProvider;
+  /** The PROVIDERS_FILE provider serving the request, recorded with its usage row. */
+  providerName?: string;
+  /** The route's cost; null when it carries none (the request's provider cost is then unknown). */
+  providerCost?: RouteCost | null;
   upstreamBody: Record<string, unknown>;
   hold: number;
   prices: TokenPrices;
@@ -229,6 +234,8 @@ export class ChatCall {
               outputTokens: usage?.completionTokens ?? 0,
               cost,
               latencyMs: Math.max(0, now - this.init.startedAt),
+              provider: this.init.providerName ?? this.init.provider.name,
+              providerCost: chatProviderCost(this.init.providerCost ?? null, usage),
             },
           ),
         ),
