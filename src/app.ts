@@ -21,6 +21,7 @@ import { MaintenanceService } from './services/maintenance.js';
 import { Metrics } from './services/metrics.js';
 import { SyncImageService } from './services/openai/sync-image.js';
 import { buildOperatorServices } from './services/operator/build.js';
+import { buildPanelServices } from './services/panel/build.js';
 import { FlexibleRateLimiter } from './services/rate-limit.js';
 import { buildTaskServices } from './services/tasks/build.js';
 import { WebhookDeliveryService } from './services/webhooks/delivery.js';
@@ -70,6 +71,7 @@ export async function buildContext(
   accounts.onKeyChanged((hash) => keyInvalidation.publish(hash));
   const catalog = new CatalogService(storage, clock);
   await catalog.init();
+  const rateLimiter = new FlexibleRateLimiter(redis);
   const metrics = new Metrics({ queueDepth: () => readQueueDepth(storage.db, clock.now()) });
   const taskServices = await buildTaskServices(config, storage, clock, catalog, metrics);
   const ctx: AppContext = {
@@ -81,7 +83,7 @@ export async function buildContext(
     maintenance: new MaintenanceService(storage, clock),
     auth,
     keyInvalidation,
-    rateLimiter: new FlexibleRateLimiter(redis),
+    rateLimiter,
     metrics,
     webhooks: new WebhookDeliveryService(storage, clock, config, metrics),
     chat: new ChatService({
@@ -99,6 +101,7 @@ export async function buildContext(
     }),
     ...taskServices,
     syncImages: new SyncImageService({ storage, clock, ...taskServices }, { waitMs: config.syncImageWaitMs }),
+    panel: buildPanelServices({ storage, clock, accounts, keyInvalidation, rateLimiter }),
     operator: buildOperatorServices(config, storage, clock),
     wakeups: db.engine === 'postgres' && config.databaseUrl ? wakeupsOf(db, config) : undefined,
   };

@@ -8,7 +8,6 @@ import { AppError } from '../domain/errors.js';
 import { presentDelivery } from '../http/presenters/webhooks.js';
 import { readCatalogFile } from '../services/catalog.js';
 import { demoBanner, seedDemoAccount } from '../services/demo.js';
-import { PanelSessions } from '../services/panel-sessions.js';
 import { allHealthy, checkProviders, formatCheckTable } from '../services/providers-check.js';
 import { openDatabase } from '../storage/db.js';
 import { checkLedger } from '../storage/ledger-check.js';
@@ -185,7 +184,7 @@ async function operatorCommand(
     default:
       if (command === 'login-link' && sub !== undefined) {
         const account = await ctx.accounts.accountByMessagingId(sub);
-        const link = await new PanelSessions(ctx.storage, ctx.clock).createLoginLink(account.id, cliActor);
+        const link = await ctx.panel.sessions.createLoginLink(account.id, cliActor);
         console.log(`${ctx.config.publicUrl}/panel/login?token=${link.token}`);
         console.error(`one-time sign-in link, valid until ${new Date(link.expiresAt).toISOString()}`);
         return 0;

@@ -515,8 +515,6 @@ function migrations(engine: Engine): Record<string, Migration> {
           .addPrimaryKeyConstraint('margin_daily_pk', ['account_id', 'day', 'model_id', 'provider'])
           .execute();
         await db.schema.createIndex('margin_daily_day').on('margin_daily').column('day').execute();
-        // The report's live tail (days not sealed yet) reads every account's tasks of a time range.
-        await db.schema.createIndex('tasks_created').on('tasks').column('created_at').execute();
         // Days sealed before the margin rollup existed are sealed again (usage_daily keeps its rows:
         // its inserts do nothing on conflict) so that margin_daily covers them too.
         await db.deleteFrom('usage_days_sealed').execute();

@@ -1,7 +1,7 @@
 // Periodic upkeep: audit entries past their 90-day retention, expired Idempotency-Keys, and the
 // panel's daily usage totals of finished days (sealed here so no owner's page view has to).
 import type { AppContext } from '../context.js';
-import { MAX_CUSTOM_DAYS } from '../services/analytics-panel.js';
+import { MAX_CUSTOM_DAYS } from '../services/panel/analytics-panel.js';
 import { purgeExpiredIdempotencyKeys } from '../services/idempotency.js';
 
 export const AUDIT_RETENTION_MS = 90 * 24 * 3600 * 1000;

@@ -9,11 +9,10 @@ import { AppError } from '../../domain/errors.js';
 import {
   type AnalyticsQueryText,
   type AnalyticsReport,
-  PanelAnalyticsService,
   parseAnalyticsQuery,
-} from '../../services/analytics-panel.js';
+} from '../../services/panel/analytics-panel.js';
 import type { ApiKeyRow } from '../../storage/repositories/keys.js';
-import { badge, card, escapeHtml, flash, formatRub, pageHeader, stat, table } from '../html.js';
+import { badge, card, escapeHtml, flash, formatRub, pageHeader, stat, table } from '../../web/html.js';
 import { renderPage } from '../layout.js';
 import { PANEL_ROUTE, sendHtml } from '../panel-context.js';
 import { keyLabel, keyOptions, one, PAGES_CSS, registerPageFiles } from './common.js';
@@ -61,7 +60,7 @@ ${card(
 
 export function registerAnalyticsPages(app: FastifyInstance, ctx: AppContext): void {
   registerPageFiles(app);
-  const analytics = new PanelAnalyticsService(ctx.storage, ctx.clock);
+  const analytics = ctx.panel.analytics;
 
   app.get<{ Querystring: AnalyticsQueryText }>(
     '/panel/analytics',
@@ -70,7 +69,7 @@ export function registerAnalyticsPages(app: FastifyInstance, ctx: AppContext): v
       const session = request.panel;
       const q = request.query;
       const text = { range: one(q.range), from: one(q.from), to: one(q.to), key: one(q.key) };
-      const keyRows = await ctx.storage.keys.listForAccount(session.accountId);
+      const keyRows = await ctx.panel.owner.keys(session.accountId);
       const keys = new Map(keyRows.map((k) => [k.id, k]));
       let message = '';
       let range: ReturnType<typeof parseAnalyticsQuery>;

@@ -7,7 +7,7 @@ import { AppError } from '../../domain/errors.js';
 import { maskApiKey } from '../../domain/keys/api-key.js';
 import type { Actor } from '../../services/accounts.js';
 import type { ApiKeyRow } from '../../storage/repositories/keys.js';
-import { escapeHtml, flash } from '../html.js';
+import { escapeHtml, flash } from '../../web/html.js';
 import { PANEL_ROUTE } from '../panel-context.js';
 
 const own = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url));

@@ -6,9 +6,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
 import { hashApiKey } from '../../domain/keys/api-key.js';
-import { OwnerKeysService, type RestrictionsInput } from '../../services/panel/owner-keys.js';
+import type { RestrictionsInput } from '../../services/panel/owner-keys.js';
 import type { ApiKeyRow } from '../../storage/repositories/keys.js';
-import { badge, card, escapeHtml, flash, formatRub, formatTime, pageHeader, table } from '../html.js';
+import { badge, card, escapeHtml, flash, formatRub, formatTime, pageHeader, table } from '../../web/html.js';
 import { csrfField, renderPage } from '../layout.js';
 import { formBody, PANEL_ROUTE, readCookie, sendHtml, setCookie } from '../panel-context.js';
 import { doneFlash, idParam, keyLabel, maskedKey, ownerActor, PAGES_CSS } from './common.js';
@@ -60,7 +60,7 @@ export function restrictionsFromForm(form: URLSearchParams, callerIp: string): R
 }
 
 export function registerKeysPages(app: FastifyInstance, ctx: AppContext): void {
-  const keys = new OwnerKeysService(ctx);
+  const keys = ctx.panel.keys;
   const secure = ctx.config.publicUrl.startsWith('https:');
   const defaultRate = ctx.config.defaultRateLimitPerMin;
 

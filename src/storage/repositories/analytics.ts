@@ -538,6 +538,12 @@ export async function marginCells(
   if (accountId !== undefined) {
     tasks = tasks.where('account_id', '=', accountId);
     chats = chats.where('account_id', '=', accountId);
+  } else {
+    // Every account: named through accounts so that both engines read the (account_id,
+    // created_at, …) indexes the panel already keeps, instead of a created_at index that every task
+    // and chat request would have to write.
+    tasks = tasks.where('account_id', 'in', db.selectFrom('accounts').select('id'));
+    chats = chats.where('account_id', 'in', db.selectFrom('accounts').select('id'));
   }
   const groups = [sql`1`, sql`2`, sql`3`];
   const [taskRows, chatRows] = await Promise.all([

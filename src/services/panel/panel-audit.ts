@@ -1,9 +1,9 @@
 // The owner's audit log as the panel shows it: the last 90 days of one account, filtered by action,
 // key and date range, paged newest first by id, with details in words (rubles, key names).
-import { microToRub } from '../domain/billing/money.js';
-import type { AuditRow } from '../storage/repositories/audit.js';
-import type { Storage } from '../storage/storage.js';
-import type { Clock } from './clock.js';
+import { microToRub } from '../../domain/billing/money.js';
+import type { AuditRow } from '../../storage/repositories/audit.js';
+import type { Storage } from '../../storage/storage.js';
+import type { Clock } from '../clock.js';
 
 export const AUDIT_RETENTION_MS = 90 * 24 * 3600 * 1000;
 

@@ -2,10 +2,10 @@
 // limiter's one-minute windows (shared across processes through Redis when configured), and failed
 // attempts written to the audit log. A TOTP guess also needs a first factor (a link or Telegram),
 // so five tries a minute per account leaves a six-digit code out of reach.
-import { AppError } from '../domain/errors.js';
-import type { Storage } from '../storage/storage.js';
-import type { Clock } from './clock.js';
-import type { RateLimiter } from './rate-limit.js';
+import { AppError } from '../../domain/errors.js';
+import type { Storage } from '../../storage/storage.js';
+import type { Clock } from '../clock.js';
+import type { RateLimiter } from '../rate-limit.js';
 
 export const SIGN_IN_ATTEMPTS_PER_IP_PER_MIN = 20;
 export const SIGN_IN_ATTEMPTS_PER_ACCOUNT_PER_MIN = 5;

@@ -3,13 +3,13 @@
 // confirmation, and the POST signs in. The Telegram id is the account's messaging_id; an unknown id
 // is refused, never created.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Config } from '../config.js';
-import type { AppContext } from '../context.js';
-import { telegramFields, verifyTelegramLogin } from '../domain/panel/telegram-login.js';
+import type { Config } from '../../config.js';
+import type { AppContext } from '../../context.js';
+import { telegramFields, verifyTelegramLogin } from '../../domain/panel/telegram-login.js';
+import { escapeHtml } from '../../web/html.js';
+import { renderPage } from '../layout.js';
+import { formBody, PANEL_ROUTE, sendHtml } from '../panel-context.js';
 import { type AuthDeps, completeFirstFactor } from './auth.js';
-import { escapeHtml } from './html.js';
-import { renderPage } from './layout.js';
-import { formBody, PANEL_ROUTE, sendHtml } from './panel-context.js';
 
 /** How old a widget payload may be: about as long as a login link lives. */
 export const TELEGRAM_AUTH_MAX_AGE_SECONDS = 15 * 60;
@@ -54,7 +54,7 @@ export function registerTelegramPages(app: FastifyInstance, ctx: AppContext, dep
     const fields = telegramFields(query);
     const result = check(fields);
     if (!result.ok) return refused(reply, 401, MESSAGES[result.reason]);
-    const account = await ctx.storage.accounts.byMessagingId(result.telegramId);
+    const account = await ctx.panel.owner.accountByMessagingId(result.telegramId);
     if (!account) return refused(reply, 403, MESSAGES.unknown);
     const hidden = Object.entries(fields ?? {})
       .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
@@ -80,7 +80,7 @@ export function registerTelegramPages(app: FastifyInstance, ctx: AppContext, dep
       await deps.guard.failed(request.ip, undefined, 'telegram_invalid', { why: result.reason });
       return refused(reply, 401, MESSAGES[result.reason]);
     }
-    const account = await ctx.storage.accounts.byMessagingId(result.telegramId);
+    const account = await ctx.panel.owner.accountByMessagingId(result.telegramId);
     if (!account) {
       await deps.guard.failed(request.ip, undefined, 'telegram_unknown_account', {
         telegram_id: result.telegramId,

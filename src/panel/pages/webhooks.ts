@@ -2,11 +2,11 @@
 // a page's source by default, a cache or the browser history), and its rotation (the previous secret
 // keeps verifying for a day, as with the admin API).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
-import { AppError } from '../domain/errors.js';
-import { card, escapeHtml, flash, formatTime, pageHeader } from './html.js';
-import { csrfField, renderPage } from './layout.js';
-import { PANEL_ROUTE, sendHtml } from './panel-context.js';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../domain/errors.js';
+import { card, escapeHtml, flash, formatTime, pageHeader } from '../../web/html.js';
+import { csrfField, renderPage } from '../layout.js';
+import { PANEL_ROUTE, sendHtml } from '../panel-context.js';
 
 /** How long the previous secret stays valid after a rotation (the admin API's grace too). */
 export const ROTATION_GRACE_MS = 24 * 3600 * 1000;
@@ -20,7 +20,7 @@ export function registerWebhookPages(app: FastifyInstance, ctx: AppContext): voi
 
   async function show(request: FastifyRequest, reply: FastifyReply, revealed?: string, message = '') {
     const session = request.panel;
-    const account = await ctx.storage.accounts.byId(session.accountId);
+    const account = await ctx.panel.owner.account(session.accountId);
     if (!account) throw new AppError('not_found');
     const graceUntil = account.webhook_secret_previous_until;
     const previous =
@@ -49,14 +49,9 @@ ${card(
   app.get('/panel/webhooks', PANEL_ROUTE, (request, reply) => show(request, reply));
 
   app.post('/panel/webhooks/reveal', PANEL_ROUTE, async (request, reply) => {
-    const account = await ctx.storage.accounts.byId(request.panel.accountId);
+    const account = await ctx.panel.owner.account(request.panel.accountId);
     if (!account) throw new AppError('not_found');
-    await ctx.storage.audit.append({
-      accountId: account.id,
-      ...actor(request),
-      action: 'webhook_secret.viewed',
-      now: ctx.clock.now(),
-    });
+    await ctx.panel.owner.record(account.id, actor(request), 'webhook_secret.viewed');
     return show(request, reply, account.webhook_secret);
   });
 

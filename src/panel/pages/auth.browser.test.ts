@@ -6,12 +6,12 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base32Decode, totp } from '../domain/panel/totp.js';
-import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../testing/app.js';
-import { HAVE_BROWSER, launchBrowser } from '../testing/browser.js';
-import { loginLink } from '../testing/panel.js';
+import { base32Decode, totp } from '../../domain/panel/totp.js';
+import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../testing/app.js';
+import { HAVE_BROWSER, launchBrowser } from '../../testing/browser.js';
+import { loginLink } from '../../testing/panel.js';
 
-const SHOTS = join(import.meta.dirname, '../../test-results/panel');
+const SHOTS = join(import.meta.dirname, '../../../test-results/panel');
 const PAGES = ['/panel', '/panel/webhooks', '/panel/audit', '/panel/security'];
 
 describe.skipIf(!HAVE_BROWSER)('the panel in a browser', () => {

@@ -1,7 +1,7 @@
 // The Webhooks and Overview pages, and account isolation across every page of this part of the panel.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp, type TestKey } from '../testing/app.js';
-import { adminHeaders, csrfOf, getPage, postForm, signIn } from '../testing/panel.js';
+import { createTestApp, type TestApp, type TestKey } from '../../testing/app.js';
+import { adminHeaders, csrfOf, getPage, postForm, signIn } from '../../testing/panel.js';
 
 describe('panel webhooks and overview', () => {
   let app: TestApp;

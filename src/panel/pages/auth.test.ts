@@ -1,9 +1,9 @@
 // Panel sign-in: one-time links (GET/HEAD change nothing, POST spends), cookies, sign-out, CSRF,
 // rate limits, two-factor sign-in, and the CLI's login-link.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base32Decode, totp } from '../domain/panel/totp.js';
-import { createTestApp, type TestApp, type TestKey } from '../testing/app.js';
-import { ENGINES } from '../testing/db.js';
+import { base32Decode, totp } from '../../domain/panel/totp.js';
+import { createTestApp, type TestApp, type TestKey } from '../../testing/app.js';
+import { ENGINES } from '../../testing/db.js';
 import {
   cookieFrom,
   csrfOf,
@@ -14,7 +14,7 @@ import {
   setCookieLine,
   signIn,
   tokenOf,
-} from '../testing/panel.js';
+} from '../../testing/panel.js';
 
 describe('panel sign-in', () => {
   let app: TestApp;

@@ -1,12 +1,13 @@
-// The panel's static files, all same-origin (never a CDN): its own stylesheet and script, and the
-// libraries it uses straight from node_modules (uPlot for charts, htmx for small enhancements).
-// Read once at start; served with a strong ETag so a reload costs a 304.
+// The static files the owner panel and the operator console share, all same-origin (never a CDN):
+// the stylesheet and script of every page, and the libraries straight from node_modules (uPlot for
+// charts, htmx for small enhancements). Read once at start; served with a strong ETag so a reload
+// costs a 304. Each site serves them under its own prefix (its cookies' Path covers its assets).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { PANEL_ROUTE } from './panel-context.js';
+import { SITE_ROUTE } from './http.js';
 
 const require = createRequire(import.meta.url);
 const own = (name: string) => fileURLToPath(new URL(`./assets/${name}`, import.meta.url));
@@ -22,18 +23,33 @@ const FILES: Record<string, { path: string; type: string }> = {
   'htmx.js': { path: require.resolve('htmx.org/dist/htmx.min.js'), type: 'text/javascript; charset=utf-8' },
 };
 
-/** URL of an asset under /panel/assets/. */
-export const assetUrl = (name: keyof typeof FILES | string) => `/panel/assets/${name}`;
+interface Loaded {
+  body: Buffer;
+  etag: string;
+  type: string;
+}
 
-export function registerPanelAssets(scope: FastifyInstance): void {
-  const loaded = new Map(
-    Object.entries(FILES).map(([name, file]) => {
+function load(files: Record<string, { path: string; type: string }>): Map<string, Loaded> {
+  return new Map(
+    Object.entries(files).map(([name, file]) => {
       const body = readFileSync(file.path);
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
       return [name, { body, etag, type: file.type }];
     }),
   );
-  scope.get<{ Params: { name: string } }>('/panel/assets/:name', PANEL_ROUTE, async (request, reply) => {
+}
+
+/**
+ * Serves the shared files, and a site's own `extra` files, at `${prefix}/:name` (prefix such as
+ * /panel/assets).
+ */
+export function registerSiteAssets(
+  scope: FastifyInstance,
+  prefix: string,
+  extra: Record<string, { path: string; type: string }> = {},
+): void {
+  const loaded = load({ ...FILES, ...extra });
+  scope.get<{ Params: { name: string } }>(`${prefix}/:name`, SITE_ROUTE, async (request, reply) => {
     const asset = loaded.get(request.params.name);
     if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
     reply

@@ -1,11 +1,11 @@
 // The Audit page: the account's last 90 days, filtered by action, key and UTC date range, paged
 // newest first, details in words; the same filters export as CSV.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
-import { type AuditFilter, actionLabel, describeDetails, PanelAudit } from '../services/panel-audit.js';
-import { escapeHtml, flash, formatTime, pageHeader, table } from './html.js';
-import { renderPage } from './layout.js';
-import { PANEL_ROUTE, sendHtml } from './panel-context.js';
+import type { AppContext } from '../../context.js';
+import { type AuditFilter, actionLabel, describeDetails } from '../../services/panel/panel-audit.js';
+import { escapeHtml, flash, formatTime, pageHeader, table } from '../../web/html.js';
+import { renderPage } from '../layout.js';
+import { PANEL_ROUTE, sendHtml } from '../panel-context.js';
 
 const PAGE_SIZE = 50;
 const CSV_CAP = 100_000;
@@ -67,7 +67,7 @@ function csvField(value: unknown): string {
 }
 
 export function registerAuditPages(app: FastifyInstance, ctx: AppContext): void {
-  const audit = new PanelAudit(ctx.storage, ctx.clock);
+  const audit = ctx.panel.audit;
 
   app.get<{ Querystring: AuditQuery }>('/panel/audit', PANEL_ROUTE, async (request, reply) => {
     const session = request.panel;
@@ -80,7 +80,7 @@ export function registerAuditPages(app: FastifyInstance, ctx: AppContext): void 
         : audit.page(session.accountId, filter, PAGE_SIZE, before),
       audit.actions(session.accountId),
       audit.keyNames(session.accountId),
-      ctx.storage.keys.listForAccount(session.accountId),
+      ctx.panel.owner.keys(session.accountId),
     ]);
     const rows = page.rows.map((r) => [
       formatTime(Number(r.created_at)),

@@ -3,10 +3,10 @@
 // so a leaked row cannot be replayed.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { PanelTokensTable } from '../storage/schema.js';
-import type { Storage } from '../storage/storage.js';
-import type { Actor } from './accounts.js';
-import type { Clock } from './clock.js';
+import type { PanelTokensTable } from '../../storage/schema.js';
+import type { Storage } from '../../storage/storage.js';
+import type { Actor } from '../accounts.js';
+import type { Clock } from '../clock.js';
 
 export const LOGIN_LINK_TTL_MS = 15 * 60 * 1000;
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;

@@ -2,12 +2,12 @@
 // recovery codes shown once, turn off or renew codes with a current code) and signing out everywhere.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import qrcode from 'qrcode-generator';
-import type { AppContext } from '../context.js';
-import { otpauthUri } from '../domain/panel/totp.js';
+import type { AppContext } from '../../context.js';
+import { otpauthUri } from '../../domain/panel/totp.js';
+import { badge, card, escapeHtml, flash, pageHeader } from '../../web/html.js';
+import { csrfField, renderPage } from '../layout.js';
+import { formBody, PANEL_ROUTE, readCookie, SESSION_COOKIE, sendHtml, setCookie } from '../panel-context.js';
 import type { AuthDeps } from './auth.js';
-import { badge, card, escapeHtml, flash, pageHeader } from './html.js';
-import { csrfField, renderPage } from './layout.js';
-import { formBody, PANEL_ROUTE, readCookie, SESSION_COOKIE, sendHtml, setCookie } from './panel-context.js';
 
 const ISSUER = 'gengate';
 
@@ -114,12 +114,8 @@ ${card(
 
   app.post('/panel/security/sign-out-everywhere', PANEL_ROUTE, async (request, reply) => {
     const ended = await sessions.endAll(request.panel.accountId);
-    await ctx.storage.audit.append({
-      accountId: request.panel.accountId,
-      ...actor(request),
-      action: 'panel.signed_out_everywhere',
-      details: { sessions: ended },
-      now: ctx.clock.now(),
+    await ctx.panel.owner.record(request.panel.accountId, actor(request), 'panel.signed_out_everywhere', {
+      sessions: ended,
     });
     if (readCookie(request, SESSION_COOKIE)) setCookie(reply, SESSION_COOKIE, '', 0, deps.secure);
     return sendHtml(

@@ -1,12 +1,12 @@
 // An owner moves money between two of their own keys: both ledger entries, both balance updates and
 // the audit record in one transaction. The amount arrives as text typed in rubles ("1 250,50") and
 // becomes integer micro-rubles without a float; it never exceeds the source's available balance.
-import { MICRO_PER_RUB, rubToMicro } from '../domain/billing/money.js';
-import { AppError } from '../domain/errors.js';
-import { TransferRefusedError, TransfersRepository } from '../storage/repositories/transfers.js';
-import type { Storage } from '../storage/storage.js';
-import type { Actor } from './accounts.js';
-import type { Clock } from './clock.js';
+import { MICRO_PER_RUB, rubToMicro } from '../../domain/billing/money.js';
+import { AppError } from '../../domain/errors.js';
+import { TransferRefusedError, TransfersRepository } from '../../storage/repositories/transfers.js';
+import type { Storage } from '../../storage/storage.js';
+import type { Actor } from '../accounts.js';
+import type { Clock } from '../clock.js';
 
 const NOTE_MAX = 200;
 

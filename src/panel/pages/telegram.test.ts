@@ -2,9 +2,9 @@
 // Telegram id is the account's messaging_id, an unknown id is refused and never created.
 import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../config.js';
-import { createTestApp, type TestApp, type TestKey } from '../testing/app.js';
-import { cookieFrom, form, getPage } from '../testing/panel.js';
+import { ConfigError, loadConfig } from '../../config.js';
+import { createTestApp, type TestApp, type TestKey } from '../../testing/app.js';
+import { cookieFrom, form, getPage } from '../../testing/panel.js';
 
 const BOT_TOKEN = '7000001:AAE-test-token_abcdefghijklmnopqrstu';
 

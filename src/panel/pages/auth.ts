@@ -2,17 +2,17 @@
 // scanners fetch it) only shows a confirmation page; its POST spends the link. When the owner turned
 // on two-factor authentication, a first factor leads to the code page instead of a session.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import {
   type PanelSessions,
   SECOND_FACTOR_TTL_MS,
   SESSION_TTL_MS,
   type SignInMethod,
-} from '../services/panel-sessions.js';
-import type { PanelSignInGuard } from '../services/panel-sign-in-guard.js';
-import type { PanelTwoFactor } from '../services/panel-two-factor.js';
-import { escapeHtml, flash } from './html.js';
-import { renderPage } from './layout.js';
+} from '../../services/panel/panel-sessions.js';
+import type { PanelSignInGuard } from '../../services/panel/panel-sign-in-guard.js';
+import type { PanelTwoFactor } from '../../services/panel/panel-two-factor.js';
+import { escapeHtml, flash } from '../../web/html.js';
+import { renderPage } from '../layout.js';
 import {
   formBody,
   PANEL_ROUTE,
@@ -22,7 +22,7 @@ import {
   SESSION_COOKIE,
   sendHtml,
   setCookie,
-} from './panel-context.js';
+} from '../panel-context.js';
 import { telegramWidget } from './telegram.js';
 
 export interface AuthDeps {
@@ -103,7 +103,7 @@ export function registerAuthPages(app: FastifyInstance, ctx: AppContext, deps: A
     const token = request.query.token ?? '';
     const accountId = await sessions.peekLoginLink(token);
     if (accountId === undefined) return invalidLink(reply);
-    const account = await ctx.storage.accounts.byId(accountId);
+    const account = await ctx.panel.owner.account(accountId);
     return sendHtml(
       reply,
       200,

@@ -1,9 +1,9 @@
 // The Audit page: 90 days, filters (action, key, dates), paging, details in words, CSV; one account's
 // log only, whatever the query asks for.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp, type TestKey } from '../testing/app.js';
-import { ENGINES } from '../testing/db.js';
-import { getPage, signIn } from '../testing/panel.js';
+import { createTestApp, type TestApp, type TestKey } from '../../testing/app.js';
+import { ENGINES } from '../../testing/db.js';
+import { getPage, signIn } from '../../testing/panel.js';
 
 const DAY = 24 * 3600 * 1000;
 

@@ -1,8 +1,8 @@
 // The overview (/panel): balances across the owner's keys, 30-day spend and the latest tasks. Light
 // on purpose: charts and breakdowns live on the Analytics page.
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
-import { maskApiKey } from '../domain/keys/api-key.js';
+import type { AppContext } from '../../context.js';
+import { maskApiKey } from '../../domain/keys/api-key.js';
 import {
   badge,
   card,
@@ -14,9 +14,9 @@ import {
   stat,
   type Tone,
   table,
-} from './html.js';
-import { renderPage } from './layout.js';
-import { PANEL_ROUTE, sendHtml } from './panel-context.js';
+} from '../../web/html.js';
+import { renderPage } from '../layout.js';
+import { PANEL_ROUTE, sendHtml } from '../panel-context.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const RECENT_TASKS = 10;
@@ -34,9 +34,9 @@ export function registerOverviewPage(app: FastifyInstance, ctx: AppContext): voi
     const { accountId } = request.panel;
     const since = ctx.clock.now() - 30 * DAY_MS;
     const [keys, spend, tasks] = await Promise.all([
-      ctx.storage.keys.listForAccount(accountId),
-      ctx.storage.analytics.spendByKey(accountId, since),
-      ctx.storage.tasks.listForOwner(accountId, { limit: RECENT_TASKS }),
+      ctx.panel.owner.keys(accountId),
+      ctx.panel.owner.spendByKey(accountId, since),
+      ctx.panel.owner.recentTasks(accountId, RECENT_TASKS),
     ]);
     const balance = keys.reduce((sum, k) => sum + Number(k.balance), 0);
     const held = keys.reduce((sum, k) => sum + Number(k.held), 0);

@@ -2,11 +2,11 @@
 // by hour; the last week, the last month or custom dates by UTC day), per key and per model, the
 // top models by spend, and how its tasks ended. The database does the aggregation (SQL GROUP BY
 // over covering indexes); this shapes the grouped cells into chart series and tables.
-import { AppError } from '../domain/errors.js';
-import type { TaskOutcome, UsageCell } from '../storage/repositories/analytics.js';
-import type { Storage } from '../storage/storage.js';
-import type { Clock } from './clock.js';
-import { parseDate } from './panel/ledger-history.js';
+import { AppError } from '../../domain/errors.js';
+import type { TaskOutcome, UsageCell } from '../../storage/repositories/analytics.js';
+import type { Storage } from '../../storage/storage.js';
+import type { Clock } from '../clock.js';
+import { parseDate } from './ledger-history.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;

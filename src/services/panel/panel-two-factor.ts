@@ -2,11 +2,11 @@
 // before it counts; ten recovery codes shown once and stored as hashes; each code works once.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { base32Decode, base32Encode, matchTotp } from '../domain/panel/totp.js';
-import type { Database } from '../storage/schema.js';
-import type { Storage } from '../storage/storage.js';
-import type { Actor } from './accounts.js';
-import type { Clock } from './clock.js';
+import { base32Decode, base32Encode, matchTotp } from '../../domain/panel/totp.js';
+import type { Database } from '../../storage/schema.js';
+import type { Storage } from '../../storage/storage.js';
+import type { Actor } from '../accounts.js';
+import type { Clock } from '../clock.js';
 
 type PanelAuthTables = {
   panel_totp: {
