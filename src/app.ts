@@ -74,18 +74,21 @@ export async function buildContext(
   const rateLimiter = new FlexibleRateLimiter(redis);
   const metrics = new Metrics({ queueDepth: () => readQueueDepth(storage.db, clock.now()) });
   const taskServices = await buildTaskServices(config, storage, clock, catalog, metrics);
+  const maintenance = new MaintenanceService(storage, clock);
+  const webhooks = new WebhookDeliveryService(storage, clock, config, metrics);
+  const panel = buildPanelServices({ storage, clock, accounts, keyInvalidation, rateLimiter });
   const ctx: AppContext = {
     config,
     clock,
     storage,
     accounts,
     catalog,
-    maintenance: new MaintenanceService(storage, clock),
+    maintenance,
     auth,
     keyInvalidation,
     rateLimiter,
     metrics,
-    webhooks: new WebhookDeliveryService(storage, clock, config, metrics),
+    webhooks,
     chat: new ChatService({
       storage,
       catalog,
@@ -101,8 +104,20 @@ export async function buildContext(
     }),
     ...taskServices,
     syncImages: new SyncImageService({ storage, clock, ...taskServices }, { waitMs: config.syncImageWaitMs }),
-    panel: buildPanelServices({ storage, clock, accounts, keyInvalidation, rateLimiter }),
-    operator: buildOperatorServices(config, storage, clock),
+    panel,
+    operator: buildOperatorServices({
+      config,
+      storage,
+      clock,
+      rateLimiter,
+      accounts,
+      catalog,
+      maintenance,
+      webhooks,
+      panelSessions: panel.sessions,
+      taskProviders: taskServices.taskProviders,
+      metrics,
+    }),
     wakeups: db.engine === 'postgres' && config.databaseUrl ? wakeupsOf(db, config) : undefined,
   };
   // Created tasks wake the task runners of every process. A finished task's webhook is delivered by

@@ -29,7 +29,8 @@ const USAGE = `usage: gengate <command>
   ledger check
   providers check                        one cheap authenticated call per provider: reachable, auth ok, latency
   webhooks redeliver ID                  send a webhook delivery again with fresh attempts
-  login-link MESSAGING_ID                print a one-time panel sign-in link (valid 15 minutes)`;
+  login-link MESSAGING_ID                print a one-time panel sign-in link (valid 15 minutes)
+  console-link                           print a one-time operator console sign-in link (valid 15 minutes)`;
 
 const cliActor = { actor: 'cli' };
 
@@ -182,6 +183,16 @@ async function operatorCommand(
       return 1;
     }
     default:
+      if (command === 'console-link' && sub === undefined) {
+        if (!ctx.operator.sessions.enabled) {
+          console.error('the console is off: set ADMIN_TOKEN to turn it on');
+          return 1;
+        }
+        const link = await ctx.operator.sessions.createLink(cliActor);
+        console.log(`${ctx.config.publicUrl}/console/login?token=${link.token}`);
+        console.error(`one-time console sign-in link, valid until ${new Date(link.expiresAt).toISOString()}`);
+        return 0;
+      }
       if (command === 'login-link' && sub !== undefined) {
         const account = await ctx.accounts.accountByMessagingId(sub);
         const link = await ctx.panel.sessions.createLoginLink(account.id, cliActor);

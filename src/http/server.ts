@@ -1,5 +1,6 @@
 // Builds the Fastify app: plugins in the order of the request pipeline, then the routes.
 import Fastify, { type FastifyInstance } from 'fastify';
+import { registerConsoleRoutes } from '../console/routes.js';
 import type { AppContext } from '../context.js';
 import { registerPanelRoutes } from '../panel/routes.js';
 import { registerErrorHandling } from './errors.js';
@@ -84,6 +85,7 @@ export async function buildHttpApp(
   registerAdminRoutes(app, ctx);
   registerAdminReportRoutes(app, ctx);
   registerPanelRoutes(app, ctx);
+  registerConsoleRoutes(app, ctx);
   registerMetricsRoute(app, ctx);
   registerProbeRoutes(app, ctx);
   registerStatusRoutes(app, ctx);

@@ -15,6 +15,9 @@ const own = (name: string) => fileURLToPath(new URL(`./assets/${name}`, import.m
 const FILES: Record<string, { path: string; type: string }> = {
   'panel.css': { path: own('panel.css'), type: 'text/css; charset=utf-8' },
   'panel.js': { path: own('panel.js'), type: 'text/javascript; charset=utf-8' },
+  // Forms with many choices, charts and media previews; the uPlot charts drawn from page JSON.
+  'pages.css': { path: own('pages.css'), type: 'text/css; charset=utf-8' },
+  'charts.js': { path: own('charts.js'), type: 'text/javascript; charset=utf-8' },
   'uplot.js': {
     path: require.resolve('uplot/dist/uPlot.iife.min.js'),
     type: 'text/javascript; charset=utf-8',

@@ -15,7 +15,7 @@ import type { ApiKeyRow } from '../../storage/repositories/keys.js';
 import { badge, card, escapeHtml, flash, formatRub, pageHeader, stat, table } from '../../web/html.js';
 import { renderPage } from '../layout.js';
 import { PANEL_ROUTE, sendHtml } from '../panel-context.js';
-import { keyLabel, keyOptions, one, PAGES_CSS, registerPageFiles } from './common.js';
+import { keyLabel, keyOptions, one, PAGES_CSS } from './common.js';
 
 const RANGES: [string, string][] = [
   ['day', 'Last 24 hours'],
@@ -59,7 +59,6 @@ ${card(
 }
 
 export function registerAnalyticsPages(app: FastifyInstance, ctx: AppContext): void {
-  registerPageFiles(app);
   const analytics = ctx.panel.analytics;
 
   app.get<{ Querystring: AnalyticsQueryText }>(
@@ -150,7 +149,7 @@ export function registerAnalyticsPages(app: FastifyInstance, ctx: AppContext): v
       const body = `${pageHeader('Analytics', `${scope}, times in UTC`)}${message}${controls}${stats}${charts(report, keys)}
 <div class="charts">${card('Spend by key', byKey)}${card('Top models by spend', byModel)}</div>
 ${card('Task outcomes', outcomes)}`;
-      const head = `${PAGES_CSS}<link rel="stylesheet" href="/panel/assets/uplot.css"><script src="/panel/assets/uplot.js" defer></script><script src="/panel/pages/charts.js" defer></script>`;
+      const head = `${PAGES_CSS}<link rel="stylesheet" href="/panel/assets/uplot.css"><script src="/panel/assets/uplot.js" defer></script><script src="/panel/assets/charts.js" defer></script>`;
       return sendHtml(
         reply,
         status,

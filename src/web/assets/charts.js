@@ -1,6 +1,6 @@
-// gengate panel charts: draws every <div class="chart" data-chart="ID"> from the JSON in
+// gengate charts (panel and console): draws every <div class="chart" data-chart="ID"> from the JSON in
 // <script type="application/json" id="ID"> ({title, unit, x: [epoch s], series: [{label, values}]})
-// with uPlot (served from /panel/assets). Same origin only: the CSP allows no inline script.
+// with uPlot (served beside it, /panel/assets or /console/assets). Same origin only: the CSP allows no inline script.
 (() => {
   const PALETTE = ['#4f46e5', '#0f9d7a', '#e0862d', '#d6336c', '#1d8fd6', '#8a5cd1', '#7a8699'];
 
