@@ -8,12 +8,20 @@ import { AppError } from '../../domain/errors.js';
 import { maskApiKey } from '../../domain/keys/api-key.js';
 import type { KeyForm, keySummary } from '../../services/operator/operator-console.js';
 import { badge, card, escapeHtml, flash, formatRub, formatTime, pageHeader, table } from '../../web/html.js';
-import { formBody, sendHtml } from '../../web/http.js';
+import { formBody, readCookie, sendHtml, setSiteCookie } from '../../web/http.js';
 import { CONSOLE_ROUTE, operatorOf } from '../console-context.js';
 import { csrfField, renderConsolePage } from '../layout.js';
 import { change, doneFlash, idParam, one } from './common.js';
 
 type Key = ReturnType<typeof keySummary>;
+
+/**
+ * A new key's value or a new panel link travels from the form's answer to the page it redirects to
+ * in this short-lived cookie (HttpOnly, SameSite=Strict, Path=/console), which that page clears:
+ * shown once, and a reload neither shows it again nor sends the form again.
+ */
+const REVEAL_COOKIE = 'gengate_console_reveal';
+const REVEAL_SECONDS = 60;
 
 const coefficientText = (ppm: number) => String(ppm / 1_000_000);
 
@@ -60,6 +68,32 @@ function keyCard(mid: number, key: Key, request: FastifyRequest): string {
 
 export function registerAccountPages(app: FastifyInstance, ctx: AppContext): void {
   const ops = ctx.operator.console;
+  const secure = ctx.config.publicUrl.startsWith('https:');
+  const reveal = (reply: FastifyReply, value: string) =>
+    setSiteCookie(reply, REVEAL_COOKIE, value, REVEAL_SECONDS, {
+      path: '/console',
+      sameSite: 'Strict',
+      secure,
+    });
+
+  /** The card of what was just made (a key's value, a panel link), read off the cookie once. */
+  async function revealed(request: FastifyRequest, reply: FastifyReply, mid: number): Promise<string> {
+    const value = readCookie(request, REVEAL_COOKIE);
+    if (!value) return '';
+    reveal(reply, '');
+    const link = /^p_([A-Za-z0-9_-]{20,100})$/.exec(value);
+    if (link) {
+      const url = `${ctx.config.publicUrl}/panel/login?token=${link[1]}`;
+      return `<section class="card secret-once" role="status"><h2>Panel sign-in link</h2>
+<p>Works once, for 15 minutes. ${badge('shown once', 'warn')}</p>
+<div class="secret"><code data-panel-link>${escapeHtml(url)}</code><button type="button" class="btn btn-small" data-copy="${escapeHtml(url)}">Copy</button></div></section>`;
+    }
+    const key = /^(\d{1,15})_(sk_[A-Za-z0-9_]{10,200})$/.exec(value);
+    if (!key || !(await ops.isSecretOf(mid, Number(key[1]), key[2]))) return '';
+    return `<section class="card secret-once" role="status"><h2>Key #${key[1]} created</h2>
+<p><strong>Copy it now: it is shown only this once.</strong></p>
+<div class="secret"><code data-new-key>${escapeHtml(key[2])}</code><button type="button" class="btn btn-small" data-copy="${escapeHtml(key[2])}">Copy</button></div></section>`;
+  }
 
   app.get('/console', CONSOLE_ROUTE, async (_request, reply) => reply.redirect('/console/accounts', 303));
 
@@ -122,7 +156,8 @@ ${card(
     const account = await ops.account(request.params.mid);
     const mid = account.messaging_id;
     const csrf = csrfField(request.console);
-    const body = `${pageHeader(`Account ${mid}`, `Created ${new Date(account.created_at).toISOString().slice(0, 10)}`)}${doneFlash((request.query as Record<string, unknown>).done)}${message}${extra}
+    const fresh = request.method === 'GET' ? await revealed(request, reply, mid) : '';
+    const body = `${pageHeader(`Account ${mid}`, `Created ${new Date(account.created_at).toISOString().slice(0, 10)}`)}${doneFlash((request.query as Record<string, unknown>).done)}${message}${extra}${fresh}
 <div class="grid">
 ${card(
   'Coefficient',
@@ -175,22 +210,15 @@ ${card(
   );
 
   app.post<WithMid>('/console/accounts/:mid/keys', CONSOLE_ROUTE, async (request, reply) => {
+    let made: { key: { id: number }; secret: string };
     try {
-      const { key, secret } = await ops.createKey(
-        request.params.mid,
-        keyForm(formBody(request)),
-        operatorOf(request),
-      );
-      // Shown on this answer only: the page is not stored (Cache-Control: no-store) and a reload
-      // does not show it again.
-      const once = `<section class="card secret-once" role="status"><h2>Key #${key.id} created</h2>
-<p><strong>Copy it now: it is shown only this once.</strong></p>
-<div class="secret"><code data-new-key>${escapeHtml(secret)}</code><button type="button" class="btn btn-small" data-copy="${escapeHtml(secret)}">Copy</button></div></section>`;
-      return accountPage(request, reply, '', once, 201);
+      made = await ops.createKey(request.params.mid, keyForm(formBody(request)), operatorOf(request));
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
       return accountPage(request, reply, flash('error', error.message), '', error.status);
     }
+    reveal(reply, `${made.key.id}_${made.secret}`);
+    return reply.redirect(`/console/accounts/${request.params.mid}?done=key`, 303);
   });
 
   /** The key, when it is one of this account's: another account's key is simply not found. */
@@ -236,9 +264,7 @@ ${card(
 
   app.post<WithMid>('/console/accounts/:mid/panel-link', CONSOLE_ROUTE, async (request, reply) => {
     const url = await ops.panelLink(request.params.mid, operatorOf(request));
-    const once = `<section class="card secret-once" role="status"><h2>Panel sign-in link</h2>
-<p>Works once, for 15 minutes. ${badge('shown once', 'warn')}</p>
-<div class="secret"><code data-panel-link>${escapeHtml(url)}</code><button type="button" class="btn btn-small" data-copy="${escapeHtml(url)}">Copy</button></div></section>`;
-    return accountPage(request, reply, '', once, 201);
+    reveal(reply, `p_${new URL(url).searchParams.get('token')}`);
+    return reply.redirect(`/console/accounts/${request.params.mid}?done=panel_link`, 303);
   });
 }

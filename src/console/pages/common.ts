@@ -10,6 +10,8 @@ const DONE: Record<string, string> = {
   coefficient: 'Coefficient saved.',
   restricted: 'Key restrictions saved.',
   deleted: 'Key deleted.',
+  key: 'Key created.',
+  panel_link: 'Panel sign-in link made.',
   topup: 'Top-up done: the balance is updated.',
   adjusted: 'Adjustment done: the balance is updated.',
   model: 'Model saved.',

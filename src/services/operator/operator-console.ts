@@ -6,7 +6,7 @@
 import { coefficientToPpm, rubToMicro } from '../../domain/billing/money.js';
 import type { CatalogModel } from '../../domain/catalog/model.js';
 import { AppError } from '../../domain/errors.js';
-import { KEY_PREFIX } from '../../domain/keys/api-key.js';
+import { hashApiKey, KEY_PREFIX } from '../../domain/keys/api-key.js';
 import type { TaskProviderRegistry } from '../../providers/task-registry.js';
 import type { AccountRow } from '../../storage/repositories/accounts.js';
 import type { ApiKeyRow } from '../../storage/repositories/keys.js';
@@ -259,6 +259,14 @@ export class OperatorConsole {
       expires_at: new Date(link.expiresAt).toISOString(),
     });
     return `${this.deps.publicUrl}/panel/login?token=${link.token}`;
+  }
+
+  /** Whether `secret` is the full value of this account's key `keyId` (the page that shows it once). */
+  async isSecretOf(messagingId: number, keyId: number, secret: string): Promise<boolean> {
+    const key = await this.deps.storage.keys.byIdForOperator(keyId);
+    if (!key) return false;
+    const account = await this.deps.storage.accounts.byId(key.account_id);
+    return Number(account?.messaging_id) === messagingId && hashApiKey(secret) === key.key_hash;
   }
 
   private async keyOrFail(keyId: number): Promise<ApiKeyRow> {
