@@ -45,7 +45,7 @@ export class ProviderStatus {
   routes(): RouteRow[] {
     const rows: RouteRow[] = [];
     for (const [model, routes] of [...this.config.routes.entries()].sort(([a], [b]) => a.localeCompare(b)))
-      routes.forEach((route, index) =>
+      for (const [index, route] of routes.entries())
         rows.push({
           model,
           order: index + 1,
@@ -53,8 +53,7 @@ export class ProviderStatus {
           upstreamModel: route.model,
           costMicro: route.costMicro ?? null,
           costOutputMicro: route.costOutputMicro ?? null,
-        }),
-      );
+        });
     return rows;
   }
 
