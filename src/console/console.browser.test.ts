@@ -110,6 +110,30 @@ describe.skipIf(!HAVE_BROWSER)('the operator console in a browser', () => {
     expect(await page.content()).not.toContain(secret!);
     await expect(page.getByText('42/min').count()).resolves.toBeGreaterThan(0);
 
+    // Restrict the new key to one model, then delete it.
+    const newKeyId = Number((await page.locator('[data-balance]').last().getAttribute('data-balance'))!);
+    const restrict = page.locator(`form[action="/console/accounts/700100/keys/${newKeyId}/restrictions"]`);
+    await page.locator('details').last().locator('summary').click();
+    await restrict.getByLabel('Allowed models (empty: every model)').fill('flux-1-1-pro');
+    await Promise.all([
+      page.waitForURL(/done=restricted/),
+      restrict.getByRole('button', { name: 'Save restrictions' }).click(),
+    ]);
+    await expect(page.getByText('models: flux-1-1-pro').count()).resolves.toBe(1);
+    const refused = await fetch(`${origin}/generate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ params: { model_name: 'seedream-4', prompt: 'x' } }),
+    });
+    expect(refused.status).toBe(403);
+    await page.locator('details').last().locator('summary').click();
+    await Promise.all([
+      page.waitForURL(/done=deleted/),
+      page.locator(`form[action="/console/accounts/700100/keys/${newKeyId}/delete"] button`).click(),
+    ]);
+    const gone = await fetch(`${origin}/me/balance`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(gone.status).toBe(401);
+
     await page.goto(`${origin}/console/accounts`);
     await page.getByLabel('Messaging id', { exact: true }).fill('700200');
     await page.getByLabel('Coefficient').fill('2');

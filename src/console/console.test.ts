@@ -168,6 +168,38 @@ describe('accounts', () => {
     }
   });
 
+  it('restricts a key (a bad address range refused, nothing changed) and deletes it, audited', async () => {
+    const key = await app.newKey({ balanceRub: 0, messagingId: 555001 });
+    const url = `/console/accounts/555001/keys/${key.keyId}/restrictions`;
+    const bad = await post(url, { allowed_ip_cidrs: '300.1.2.3/8' }, '/console/accounts/555001');
+    expect(bad.statusCode).toBe(422);
+    expect((await app.ctx.storage.keys.byIdForOperator(key.keyId))!.allowed_ip_cidrs).toBeNull();
+    const ok = await post(
+      url,
+      { allowed_models: 'gpt-4o', allowed_ip_cidrs: '203.0.113.0/24', rate_limit_per_min: '7' },
+      '/console/accounts/555001',
+    );
+    expect(ok.statusCode).toBe(303);
+    const row = (await app.ctx.storage.keys.byIdForOperator(key.keyId))!;
+    expect(JSON.parse(row.allowed_models!)).toEqual(['gpt-4o']);
+    expect(row.rate_limit_per_min).toBe(7);
+    const entry = (await lastAudit('key.restrictions_changed'))!;
+    expect(JSON.parse(entry.before!)).toMatchObject({ allowed_models: null, rate_limit_per_min: null });
+    expect(JSON.parse(entry.after!)).toMatchObject({
+      allowed_models: ['gpt-4o'],
+      allowed_ip_cidrs: ['203.0.113.0/24'],
+      rate_limit_per_min: 7,
+    });
+    const deleted = await post(
+      `/console/accounts/555001/keys/${key.keyId}/delete`,
+      {},
+      '/console/accounts/555001',
+    );
+    expect(deleted.statusCode).toBe(303);
+    expect(await app.ctx.storage.keys.byIdForOperator(key.keyId)).toBeUndefined();
+    expect(JSON.parse((await lastAudit('key.deleted'))!.before!)).toMatchObject({ id: key.keyId });
+  });
+
   it('makes a one-time panel sign-in link for support that opens the owner’s panel', async () => {
     const res = await post('/console/accounts/555001/panel-link', {}, '/console/accounts/555001');
     expect(res.statusCode).toBe(303);
