@@ -199,7 +199,9 @@ describe.skipIf(!HAVE_BROWSER)('the operator console in a browser', () => {
     await page.getByLabel('Task id').fill(taskId);
     await submit('Find', new RegExp(`/console/tasks/${taskId}$`));
     await expect(page.getByText('flux-1-1-pro').count()).resolves.toBeGreaterThan(0);
-    await expect(page.getByText('capture').count()).resolves.toBeGreaterThan(0);
+    const timeline = (await page.locator('.timeline').textContent()) ?? '';
+    for (const step of ['created (pending)', 'hold', 'processing', 'capture', 'completed', 'webhook queued'])
+      expect(timeline, step).toContain(step);
     await shot('task-1280');
     await page.goto(`${origin}/console/webhooks`);
     await expect(page.getByText('undelivered').count()).resolves.toBeGreaterThan(0);

@@ -21,6 +21,12 @@ import { CONSOLE_ROUTE } from '../console-context.js';
 import { csrfField, renderConsolePage } from '../layout.js';
 import { doneFlash, one } from './common.js';
 
+/** To the millisecond: the steps of a task are often within one second. */
+const exactTime = (ms: number) => {
+  const iso = new Date(ms).toISOString();
+  return `<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 23)} UTC</time>`;
+};
+
 const STATUS_TONE: Record<string, Tone> = {
   completed: 'ok',
   failed: 'error',
@@ -129,13 +135,16 @@ export function registerTaskPages(app: FastifyInstance, ctx: AppContext): void {
       events.push([Number(entry.created_at), `${entry.kind} ${formatRub(Math.abs(Number(entry.amount)))}`]);
     if (task.processing_started_at !== null)
       events.push([Number(task.processing_started_at), 'processing (latest claim)']);
+    else if (task.finished_at !== null && Number(task.requeues) === 0 && Number(task.processing_ms) > 0)
+      // Never re-queued: its processing time is one stretch that ended when it finished.
+      events.push([Number(task.finished_at) - Number(task.processing_ms), 'processing']);
     if (task.finished_at !== null) events.push([Number(task.finished_at), task.status]);
     for (const d of deliveries) {
       events.push([Number(d.created_at), `webhook queued (${escapeHtml(d.id)})`]);
       if (d.delivered_at !== null) events.push([Number(d.delivered_at), 'webhook delivered']);
     }
     events.sort((a, b) => a[0] - b[0]);
-    const timeline = `<ol class="timeline">${events.map(([at, what]) => `<li>${formatTime(at)} · ${what}</li>`).join('')}</ol><p class="muted">Last change ${formatTime(Number(task.updated_at))}.</p>`;
+    const timeline = `<ol class="timeline">${events.map(([at, what]) => `<li>${exactTime(at)} · ${what}</li>`).join('')}</ol><p class="muted">Last change ${formatTime(Number(task.updated_at))}.</p>`;
     const body = `${pageHeader(`Task ${task.id}`, '')}${doneFlash((request.query as Record<string, unknown>).done)}${searchForm()}
 <div class="grid">${card('Task', facts)}${card('Timeline', timeline)}</div>
 ${card('Webhook deliveries', deliveriesTable(deliveries, csrf, `task:${task.id}`))}`;
