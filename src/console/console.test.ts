@@ -47,6 +47,9 @@ describe('accounts', () => {
     expect(unknown.body).toContain('No account has the messaging id 987654321');
     const page = await get('/console/accounts/987654321');
     expect(page.statusCode).toBe(404);
+    const neither = await get('/console/accounts?q=hello');
+    expect(neither.statusCode).toBe(422);
+    expect(neither.body).toContain('Search by a messaging id (digits) or a key prefix');
   });
 
   it('creates an account, audited; a coefficient of zero is refused and nothing changes', async () => {
