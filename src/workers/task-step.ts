@@ -68,7 +68,15 @@ interface RunnerState {
   uncertain_since?: number;
   /** Result downloads refused as expired: the job is polled once more for a fresh URL. */
   expired_downloads?: number;
+  /**
+   * Each earlier stretch in processing that ended back in the queue ("Concurrency limit exceeded"):
+   * [claimed at, re-queued at]. Kept across the task's life so its every state change has a time.
+   */
+  requeued?: [number, number][];
 }
+
+/** The re-queue history of `state`, to carry into a state written anew. */
+const requeueHistory = (state: RunnerState) => (state.requeued ? { requeued: state.requeued } : {});
 
 function parseState(text: string | null): RunnerState {
   if (!text) return {};
@@ -255,7 +263,11 @@ export class TaskStep {
   ): Promise<void> {
     const { task } = claimed;
     const now = this.deps.clock.now();
-    const nextState: RunnerState = { upstream_model: route.upstreamModel, polls: 0 };
+    const nextState: RunnerState = {
+      upstream_model: route.upstreamModel,
+      polls: 0,
+      ...requeueHistory(claimed.state),
+    };
     // A job the provider says is ready at once (the simulator at 0 ms latency) is polled in this
     // same step: the job id is stored first but the lease is kept, which saves a hand-back to the
     // queue, a claim and a second step per task.
@@ -292,7 +304,12 @@ export class TaskStep {
       runAt: canLookUp
         ? Math.min(now + pollDelay(0, this.settings.minPollDelayMs), claimed.deadline)
         : claimed.deadline,
-      providerState: JSON.stringify({ upstream_model: route.upstreamModel, uncertain_since: now, polls: 0 }),
+      providerState: JSON.stringify({
+        upstream_model: route.upstreamModel,
+        uncertain_since: now,
+        polls: 0,
+        ...requeueHistory(claimed.state),
+      }),
       provider: route.providerName,
       now,
     });
@@ -491,7 +508,10 @@ export class TaskStep {
       runAt: now + this.settings.requeueDelayMs,
       now,
       // A re-queued task starts again from the model's first route.
-      providerState: JSON.stringify({ upstream_model: state.upstream_model }),
+      providerState: JSON.stringify({
+        upstream_model: state.upstream_model,
+        requeued: [...(state.requeued ?? []), [Number(task.processing_started_at ?? now), now]],
+      }),
     });
     this.deps.log.info('task re-queued: concurrency limit exceeded', { task_id: task.id });
   }

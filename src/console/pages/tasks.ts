@@ -21,6 +21,20 @@ import { CONSOLE_ROUTE } from '../console-context.js';
 import { csrfField, renderConsolePage } from '../layout.js';
 import { doneFlash, one } from './common.js';
 
+/** The task runner's record of earlier stretches in processing that went back to the queue. */
+function requeuesOf(providerState: string | null): [number, number][] {
+  try {
+    const requeued = (JSON.parse(providerState ?? '{}') as { requeued?: unknown }).requeued;
+    return Array.isArray(requeued)
+      ? requeued.filter(
+          (r): r is [number, number] => Array.isArray(r) && r.length === 2 && r.every(Number.isFinite),
+        )
+      : [];
+  } catch {
+    return [];
+  }
+}
+
 /** To the millisecond: the steps of a task are often within one second. */
 const exactTime = (ms: number) => {
   const iso = new Date(ms).toISOString();
@@ -133,11 +147,22 @@ export function registerTaskPages(app: FastifyInstance, ctx: AppContext): void {
     const events: [number, string][] = [[Number(task.created_at), 'created (pending)']];
     for (const entry of ledger)
       events.push([Number(entry.created_at), `${entry.kind} ${formatRub(Math.abs(Number(entry.amount)))}`]);
+    const requeues = requeuesOf(task.provider_state);
+    for (const [claimedAt, requeuedAt] of requeues) {
+      events.push([claimedAt, 'processing']);
+      events.push([requeuedAt, 'pending again (provider busy: re-queued)']);
+    }
     if (task.processing_started_at !== null)
       events.push([Number(task.processing_started_at), 'processing (latest claim)']);
-    else if (task.finished_at !== null && Number(task.requeues) === 0 && Number(task.processing_ms) > 0)
-      // Never re-queued: its processing time is one stretch that ended when it finished.
-      events.push([Number(task.finished_at) - Number(task.processing_ms), 'processing']);
+    else if (
+      task.finished_at !== null &&
+      Number(task.processing_ms) > 0 &&
+      requeues.length === Number(task.requeues)
+    ) {
+      // processing_ms sums every stretch in processing; the last one ended when the task finished.
+      const earlier = requeues.reduce((sum, [claimedAt, requeuedAt]) => sum + (requeuedAt - claimedAt), 0);
+      events.push([Number(task.finished_at) - (Number(task.processing_ms) - earlier), 'processing']);
+    }
     if (task.finished_at !== null) events.push([Number(task.finished_at), task.status]);
     for (const d of deliveries) {
       events.push([Number(d.created_at), `webhook queued (${escapeHtml(d.id)})`]);
