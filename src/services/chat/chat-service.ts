@@ -162,6 +162,8 @@ export class ChatService {
         publicModel: model.id,
         request,
         provider: route.provider,
+        providerName: route.providerName,
+        providerCost: route.cost ?? null,
         upstreamBody: plan.lowered
           ? upstreamBody(request, route.upstreamModel, plan.maxCompletionTokens)
           : fullBody,
