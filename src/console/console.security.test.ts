@@ -2,6 +2,7 @@
 // token refused, audited and rate-limited, the cookie's attributes, sessions that expire, CSRF on
 // every form and the refusal of a form sent from another site.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INHERITED_NAMES } from '../domain/own-entry.js';
 import { ADMIN_TOKEN, createTestApp, type TestApp } from '../testing/app.js';
 import { consoleSignIn } from '../testing/console.js';
 import { csrfOf, form, postForm, setCookieLine, tokenOf } from '../testing/panel.js';
@@ -166,5 +167,27 @@ describe('console sign-in and sessions', () => {
     expect(setCookieLine(out.headers, 'gengate_console')).toContain('Max-Age=0');
     const after = await app.http.inject({ method: 'GET', url: '/console/accounts', headers: { cookie } });
     expect(after.statusCode).toBe(401);
+  });
+});
+
+describe('names every object inherits, in the console', () => {
+  let app: TestApp;
+  let cookie: string;
+  beforeAll(async () => {
+    app = await createTestApp();
+    cookie = await consoleSignIn(app, '10.5.5.5');
+  });
+  afterAll(() => app.dispose());
+
+  const get = (url: string) => app.http.inject({ method: 'GET', url, headers: { cookie } });
+
+  it.each(INHERITED_NAMES)('?done=%s shows no message, and /console/assets/%s is 404', async (name) => {
+    for (const page of ['/console/maintenance', '/console/webhooks', '/console/models']) {
+      const res = await get(`${page}?done=${encodeURIComponent(name)}`);
+      expect(res.statusCode, page).toBe(200);
+      expect(res.body).not.toContain('flash-ok');
+    }
+    expect((await get('/console/maintenance?done=maintenance_on')).body).toContain('Maintenance is on.');
+    expect((await get(`/console/assets/${encodeURIComponent(name)}`)).statusCode).toBe(404);
   });
 });

@@ -3,6 +3,7 @@
 // page instead of an error page.
 import type { FastifyReply } from 'fastify';
 import { AppError } from '../../domain/errors.js';
+import { ownEntry } from '../../domain/own-entry.js';
 import { flash } from '../../web/html.js';
 
 const DONE: Record<string, string> = {
@@ -21,7 +22,9 @@ const DONE: Record<string, string> = {
 };
 
 export function doneFlash(code: unknown): string {
-  return typeof code === 'string' && DONE[code] ? flash('ok', DONE[code]) : '';
+  // Own entries only: `?done=__proto__` names no message (an inherited property is not one).
+  const message = typeof code === 'string' ? ownEntry(DONE, code) : undefined;
+  return message ? flash('ok', message) : '';
 }
 
 export function one(value: unknown): string | undefined {
