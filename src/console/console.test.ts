@@ -3,7 +3,7 @@
 // adjust without a note, an unknown messaging id) answered on the page with nothing changed; and no
 // full API key or webhook secret on any page but the one answer that created the key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp, type TestKey } from '../testing/app.js';
+import { ADMIN_TOKEN, createTestApp, patchKey, type TestApp, type TestKey } from '../testing/app.js';
 import { consoleSignIn } from '../testing/console.js';
 import { cookieFrom, csrfOf, postForm } from '../testing/panel.js';
 
@@ -169,6 +169,24 @@ describe('accounts', () => {
       expect(`${row.before}${row.after}`).not.toContain(secret!);
       expect(`${row.before}${row.after}`).not.toContain(account.webhook_secret);
     }
+  });
+
+  it("shows a key's limits and the account's low-balance threshold, set through the admin API", async () => {
+    const key = await app.newKey({ balanceRub: 50, messagingId: 555004 });
+    const page = async () => (await get('/console/accounts/555004')).body;
+    expect(await page()).toContain('Low-balance notice on Telegram: off');
+    await patchKey(app, key, { expires_at: '2099-12-31', spend_limit_rub: 30, spend_limit_period: 'month' });
+    const threshold = await app.http.inject({
+      method: 'PATCH',
+      url: '/admin/accounts/555004',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: { low_balance_rub: 2.5 },
+    });
+    expect(threshold.statusCode).toBe(200);
+    const body = await page();
+    expect(body).toContain('expires 2099-12-31');
+    expect(body).toContain('spent 0 of 30 ₽ per month');
+    expect(body).toMatch(/Low-balance notice on Telegram: below 2\.50/);
   });
 
   it('restricts a key (a bad address range refused, nothing changed) and deletes it, audited', async () => {

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
 import { maskApiKey } from '../../domain/keys/api-key.js';
+import type { presentKeyLimits } from '../../domain/keys/limits.js';
 import type { KeyForm, keySummary } from '../../services/operator/operator-console.js';
 import { badge, card, escapeHtml, flash, formatRub, formatTime, pageHeader, table } from '../../web/html.js';
 import { formBody, readCookie, sendHtml, setSiteCookie } from '../../web/http.js';
@@ -13,7 +14,7 @@ import { CONSOLE_ROUTE, operatorOf } from '../console-context.js';
 import { csrfField, renderConsolePage } from '../layout.js';
 import { change, doneFlash, idParam, one } from './common.js';
 
-type Key = ReturnType<typeof keySummary>;
+type Key = ReturnType<typeof keySummary> & { limits: ReturnType<typeof presentKeyLimits> };
 
 /**
  * A new key's value or a new panel link travels from the form's answer to the page it redirects to
@@ -40,6 +41,13 @@ function restrictionsText(key: Key): string {
     key.allowed_ip_cidrs ? `addresses: ${key.allowed_ip_cidrs.join(', ')}` : 'any address',
     key.rate_limit_per_min ? `${key.rate_limit_per_min}/min` : 'default rate',
   ];
+  // The owner sets these in the panel (or the admin API); the console shows them.
+  const { expires_at, spend_limit_rub, spend_limit_period, spent_in_period_rub } = key.limits;
+  if (expires_at) parts.push(`expires ${expires_at.slice(0, 10)}`);
+  if (spend_limit_rub !== null)
+    parts.push(
+      `spent ${spent_in_period_rub} of ${spend_limit_rub} ₽ ${spend_limit_period === 'total' ? 'in total' : `per ${spend_limit_period}`}`,
+    );
   return escapeHtml(parts.join(' · '));
 }
 
@@ -162,6 +170,7 @@ ${card(
 ${card(
   'Coefficient',
   `<p>Prices × <strong data-coefficient>${escapeHtml(coefficientText(account.coefficient_ppm))}</strong></p>
+<p class="muted" data-low-balance>Low-balance notice on Telegram: ${account.low_balance === null ? 'off' : `below ${formatRub(account.low_balance)}`} (the owner sets it in the panel)</p>
 <form method="post" action="/console/accounts/${mid}/coefficient" class="inline-form">${csrf}
 <label>New coefficient <input name="coefficient" inputmode="decimal" required maxlength="12"></label>
 <button class="btn" type="submit">Save</button></form>`,

@@ -7,6 +7,7 @@ import { coefficientToPpm, rubToMicro } from '../../domain/billing/money.js';
 import type { CatalogModel } from '../../domain/catalog/model.js';
 import { AppError } from '../../domain/errors.js';
 import { hashApiKey, KEY_PREFIX } from '../../domain/keys/api-key.js';
+import { presentKeyLimits } from '../../domain/keys/limits.js';
 import type { TaskProviderRegistry } from '../../providers/task-registry.js';
 import type { AccountRow } from '../../storage/repositories/accounts.js';
 import type { ApiKeyRow } from '../../storage/repositories/keys.js';
@@ -154,7 +155,9 @@ export class OperatorConsole {
       messaging_id: Number(account.messaging_id),
       coefficient_ppm: Number(account.coefficient_ppm),
       created_at: Number(account.created_at),
-      keys: keys.map(keySummary),
+      low_balance: account.low_balance === null ? null : Number(account.low_balance),
+      // The owner's limits (expiry, spend cap and this period's spend), shown beside the restrictions.
+      keys: keys.map((key) => ({ ...keySummary(key), limits: presentKeyLimits(key, this.deps.clock.now()) })),
     };
   }
 
