@@ -87,6 +87,18 @@ describe('accounts', () => {
     expect(JSON.parse(entry.after!)).toEqual({ coefficient_ppm: 800_000 });
   });
 
+  it("a new coefficient applies to the account's keys at once (their cached copies are evicted)", async () => {
+    const key = await app.newKey({ balanceRub: 1, messagingId: 555005 });
+    expect((await app.ctx.auth.authenticate(key.auth.authorization)).coefficientPpm).toBe(1_000_000);
+    const ok = await post(
+      '/console/accounts/555005/coefficient',
+      { coefficient: '1.5' },
+      '/console/accounts/555005',
+    );
+    expect(ok.statusCode).toBe(303);
+    expect((await app.ctx.auth.authenticate(key.auth.authorization)).coefficientPpm).toBe(1_500_000);
+  });
+
   it('tops up and adjusts with a note; an adjust without a note is refused and the balance stays', async () => {
     const url = `/console/accounts/555001/keys/${owner.keyId}/money`;
     const from = '/console/accounts/555001';

@@ -176,7 +176,9 @@ export class OperatorConsole {
   async setCoefficient(messagingId: string, coefficient: string, by: OperatorActor) {
     const ppm = coefficientToPpm(coefficient.trim());
     const account = await this.deps.accounts.accountByMessagingId(messagingId);
-    await this.deps.storage.operator.setCoefficient(account.id, ppm);
+    // As PATCH /admin/accounts does: the account's keys are evicted from every process's auth cache,
+    // so the new coefficient prices the next request, and the account's own audit log records it.
+    await this.deps.accounts.updateAccount(account.id, { coefficient: coefficient.trim() }, by);
     await this.audit(
       by,
       'account.coefficient_changed',

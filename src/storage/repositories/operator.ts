@@ -93,14 +93,6 @@ export class OperatorRepository {
 
   // ---- reads across accounts ------------------------------------------------------------------
 
-  async setCoefficient(accountId: number, coefficientPpm: number): Promise<void> {
-    await this.db
-      .updateTable('accounts')
-      .set({ coefficient_ppm: coefficientPpm })
-      .where('id', '=', accountId)
-      .execute();
-  }
-
   /** Accounts owning a live key whose shown prefix starts with `prefix` (and, given, ends with last4). */
   async accountsByKeyPrefix(prefix: string, last4?: string, limit = 20): Promise<AccountRow[]> {
     let keys = this.db
