@@ -1,6 +1,9 @@
 // How fast the panel's Analytics page answers at one million usage rows.
 //
-//   node bin/run-ts.mjs bench/panel-analytics.ts [--rows=1000000] [--tasks=50000] [--runs=7] [--pg]
+//   node bin/run-ts.mjs bench/panel-analytics.ts [--rows=1000000] [--tasks=50000] [--days=90] [--runs=7] [--pg]
+//
+// It also times the operator's margin report (GET /admin/reports/margin, every account) over the
+// last 30 days and over every day seeded; `--days=30` puts the million rows in one month.
 //
 // Seeds a fresh temporary SQLite database (and, with --pg, a fresh PostgreSQL schema at
 // BENCH_PG_URL) with one account owning ROWS chat usage rows and TASKS tasks spread over the last 90
@@ -31,6 +34,7 @@ const arg = (name: string, fallback: number) => {
 const ROWS = arg('rows', 1_000_000);
 const TASKS = arg('tasks', 50_000);
 const RUNS = arg('runs', 7);
+const DAYS = arg('days', 90);
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 interface Result {
@@ -43,12 +47,13 @@ interface Result {
 }
 
 async function seed(db: Db, accountId: number, keyIds: number[], now: number): Promise<void> {
-  const span = 90 * DAY;
+  const span = DAYS * DAY;
   const keys = `array[${keyIds.join(',')}]`;
   if (db.engine === 'postgres') {
-    await sql`insert into usage_records (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at)
+    await sql`insert into usage_records (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at, provider, provider_cost)
       select 'u' || i, ${accountId}, (${sql.raw(keys)})[1 + i % ${keyIds.length}], 'model-' || (i % 17),
-             100 + i % 900, 20 + i % 300, 1000 + i % 50000, 'completed', 500, ${now}::bigint - (i::bigint * ${span}::bigint / ${ROWS})
+             100 + i % 900, 20 + i % 300, 1000 + i % 50000, 'completed', 500, ${now}::bigint - (i::bigint * ${span}::bigint / ${ROWS}),
+             'provider-' || (i % 2), case when i % 17 < 12 then 800 + i % 40000 else null end
       from generate_series(0, ${ROWS - 1}) i`.execute(db.kysely);
     await sql`insert into tasks (id, account_id, key_id, model_id, billing_model_id, kind, status, params, hold_amount, cost, error, provider, run_at, created_at, updated_at, finished_at)
       select 't' || i, ${accountId}, (${sql.raw(keys)})[1 + i % ${keyIds.length}], 'media-' || (i % 5), 'media-' || (i % 5), 'image',
@@ -64,9 +69,10 @@ async function seed(db: Db, accountId: number, keyIds: number[], now: number): P
   const keyAt = (i: string) =>
     sql.raw(`case ${keyIds.map((k, n) => `when ${i} % ${keyIds.length} = ${n} then ${k}`).join(' ')} end`);
   await sql`with recursive n(i) as (select 0 union all select i + 1 from n where i < ${ROWS - 1})
-    insert into usage_records (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at)
+    insert into usage_records (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at, provider, provider_cost)
     select 'u' || i, ${accountId}, ${keyAt('i')}, 'model-' || (i % 17), 100 + i % 900, 20 + i % 300,
-           1000 + i % 50000, 'completed', 500, ${now} - (i * ${span} / ${ROWS})
+           1000 + i % 50000, 'completed', 500, ${now} - (i * ${span} / ${ROWS}),
+           'provider-' || (i % 2), case when i % 17 < 12 then 800 + i % 40000 else null end
     from n`.execute(db.kysely);
   await sql`with recursive n(i) as (select 0 union all select i + 1 from n where i < ${TASKS - 1})
     insert into tasks (id, account_id, key_id, model_id, billing_model_id, kind, status, params, hold_amount, cost, error, provider, run_at, created_at, updated_at, finished_at)
@@ -125,7 +131,20 @@ async function measure(engine: 'sqlite' | 'postgres', db: Db): Promise<Result[]>
 
     const today = new Date(now).toISOString().slice(0, 10);
     const from90 = new Date(now - 89 * DAY).toISOString().slice(0, 10);
-    const pages: [string, string][] = [
+    const from30 = new Date(now - 29 * DAY).toISOString().slice(0, 10);
+    const fromAll = new Date(now - (DAYS - 1) * DAY).toISOString().slice(0, 10);
+    const adminAuth = { authorization: `Bearer ${ADMIN}` };
+    const pages: [string, string, Record<string, string>?][] = [
+      [
+        'margin report, last 30 days (admin API)',
+        `/admin/reports/margin?from=${from30}&to=${today}`,
+        adminAuth,
+      ],
+      [
+        `margin report, all ${DAYS} days (admin API)`,
+        `/admin/reports/margin?from=${fromAll}&to=${today}`,
+        adminAuth,
+      ],
       ['analytics, last 24 hours (by hour)', '/panel/analytics?range=day'],
       ['analytics, last 7 days', '/panel/analytics?range=week'],
       ['analytics, last 30 days (default)', '/panel/analytics'],
@@ -133,12 +152,12 @@ async function measure(engine: 'sqlite' | 'postgres', db: Db): Promise<Result[]>
       ['analytics, one key, 30 days', `/panel/analytics?key=${keyIds[0]}`],
     ];
     const results: Result[] = [];
-    for (const [name, url] of pages) {
+    for (const [name, url, headers = { cookie }] of pages) {
       const times: number[] = [];
       let first = 0;
       for (let run = 0; run <= RUNS; run++) {
         const t0 = performance.now();
-        const res = await http.inject({ method: 'GET', url, headers: { cookie } });
+        const res = await http.inject({ method: 'GET', url, headers });
         const ms = performance.now() - t0;
         if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
         if (run > 0) times.push(ms);
@@ -201,7 +220,7 @@ if (process.argv.includes('--pg')) {
 }
 
 console.log(
-  `\nPanel analytics page, ${ROWS.toLocaleString('en')} usage rows + ${TASKS.toLocaleString('en')} tasks, median and slowest of ${RUNS} (load: ${(
+  `\nPanel analytics page and margin report, ${DAYS} days, ${ROWS.toLocaleString('en')} usage rows + ${TASKS.toLocaleString('en')} tasks, median and slowest of ${RUNS} (load: ${(
     await import('node:os')
   )
     .loadavg()

@@ -20,6 +20,8 @@ import {
 import { MaintenanceService } from './services/maintenance.js';
 import { Metrics } from './services/metrics.js';
 import { SyncImageService } from './services/openai/sync-image.js';
+import { buildOperatorServices } from './services/operator/build.js';
+import { buildPanelServices } from './services/panel/build.js';
 import { buildPaymentServices } from './services/payments/build.js';
 import { topupEvents } from './services/payments/metrics.js';
 import { FlexibleRateLimiter } from './services/rate-limit.js';
@@ -71,24 +73,28 @@ export async function buildContext(
   accounts.onKeyChanged((hash) => keyInvalidation.publish(hash));
   const catalog = new CatalogService(storage, clock);
   await catalog.init();
+  const rateLimiter = new FlexibleRateLimiter(redis);
   const metrics = new Metrics({ queueDepth: () => readQueueDepth(storage.db, clock.now()) });
   const taskServices = await buildTaskServices(config, storage, clock, catalog, metrics);
   // Without PROVIDERS_FILE there is no account: the gauges stay empty and a scrape reads nothing.
   metrics.exposeProviderAccounts(async () =>
     taskServices.taskProviders.config.providers.size > 0 ? taskServices.providerPool.status() : [],
   );
+  const maintenance = new MaintenanceService(storage, clock);
+  const webhooks = new WebhookDeliveryService(storage, clock, config, metrics);
+  const panel = buildPanelServices({ storage, clock, accounts, keyInvalidation, rateLimiter });
   const ctx: AppContext = {
     config,
     clock,
     storage,
     accounts,
     catalog,
-    maintenance: new MaintenanceService(storage, clock),
+    maintenance,
     auth,
     keyInvalidation,
-    rateLimiter: new FlexibleRateLimiter(redis),
+    rateLimiter,
     metrics,
-    webhooks: new WebhookDeliveryService(storage, clock, config, metrics),
+    webhooks,
     chat: new ChatService({
       storage,
       catalog,
@@ -104,10 +110,24 @@ export async function buildContext(
     }),
     ...taskServices,
     syncImages: new SyncImageService({ storage, clock, ...taskServices }, { waitMs: config.syncImageWaitMs }),
+    panel,
+    operator: buildOperatorServices({
+      config,
+      storage,
+      clock,
+      rateLimiter,
+      accounts,
+      catalog,
+      maintenance,
+      webhooks,
+      panelSessions: panel.sessions,
+      taskProviders: taskServices.taskProviders,
+      providerPool: taskServices.providerPool,
+      metrics,
+    }),
     wakeups: db.engine === 'postgres' && config.databaseUrl ? wakeupsOf(db, config) : undefined,
     payments: undefined as unknown as AppContext['payments'],
   };
-  const rateLimiter = ctx.rateLimiter;
   ctx.payments = buildPaymentServices({
     config,
     storage,

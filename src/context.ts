@@ -9,6 +9,8 @@ import type { KeyInvalidation } from './services/key-invalidation.js';
 import type { MaintenanceService } from './services/maintenance.js';
 import type { Metrics } from './services/metrics.js';
 import type { SyncImageService } from './services/openai/sync-image.js';
+import type { OperatorServices } from './services/operator/build.js';
+import type { PanelServices } from './services/panel/build.js';
 import type { PaymentServices } from './services/payments/build.js';
 import type { RateLimiter } from './services/rate-limit.js';
 import type { TaskServices } from './services/tasks/build.js';
@@ -35,6 +37,10 @@ export interface AppContext extends TaskServices {
   chat: ChatService;
   /** POST /v1/images/generations: an image task awaited up to SYNC_IMAGE_WAIT_MS, idempotent. */
   syncImages: SyncImageService;
+  /** The owner panel's services (src/panel pages use only these and the services above). */
+  panel: PanelServices;
+  /** The operator console's and the operator-only admin API's services. */
+  operator: OperatorServices;
   /** PostgreSQL: LISTEN/NOTIFY wake-ups of the worker loops across processes (pg-wakeups.ts). */
   wakeups?: Wakeups;
   /** Top-ups by card and by code, refunds (services/payments/). */

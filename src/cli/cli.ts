@@ -9,7 +9,6 @@ import { presentKeyLimits } from '../domain/keys/limits.js';
 import { presentDelivery } from '../http/presenters/webhooks.js';
 import { readCatalogFile } from '../services/catalog.js';
 import { demoBanner, seedDemoAccount } from '../services/demo.js';
-import { PanelSessions } from '../services/panel-sessions.js';
 import { allHealthy, checkProviders, formatCheckTable } from '../services/providers-check.js';
 import { openDatabase } from '../storage/db.js';
 import { checkLedger } from '../storage/ledger/ledger-check.js';
@@ -37,7 +36,8 @@ const USAGE = `usage: gengate <command>
   login-link MESSAGING_ID                print a one-time panel sign-in link (valid 15 minutes)
   topups list [--status S] [--method M] [--messaging-id N] [--limit N] [--after ID]
   topups refund ID [--amount RUB]        refund a paid top-up (all of it by default)
-  codes create --amount RUB [--count N] [--expires ISO_DATE]   print new top-up codes (shown once)`;
+  codes create --amount RUB [--count N] [--expires ISO_DATE]   print new top-up codes (shown once)
+  console-link                           print a one-time operator console sign-in link (valid 15 minutes)`;
 
 const cliActor = { actor: 'cli' };
 
@@ -211,11 +211,21 @@ async function operatorCommand(
       return 1;
     }
     default: {
+      if (command === 'console-link' && sub === undefined) {
+        if (!ctx.operator.sessions.enabled) {
+          console.error('the console is off: set ADMIN_TOKEN to turn it on');
+          return 1;
+        }
+        const link = await ctx.operator.sessions.createLink(cliActor);
+        console.log(`${ctx.config.publicUrl}/console/login?token=${link.token}`);
+        console.error(`one-time console sign-in link, valid until ${new Date(link.expiresAt).toISOString()}`);
+        return 0;
+      }
       const payments = await paymentsCommand(ctx, `${command} ${sub ?? ''}`.trim(), rest, flags);
       if (payments !== undefined) return payments;
       if (command === 'login-link' && sub !== undefined) {
         const account = await ctx.accounts.accountByMessagingId(sub);
-        const link = await new PanelSessions(ctx.storage, ctx.clock).createLoginLink(account.id, cliActor);
+        const link = await ctx.panel.sessions.createLoginLink(account.id, cliActor);
         console.log(`${ctx.config.publicUrl}/panel/login?token=${link.token}`);
         console.error(`one-time sign-in link, valid until ${new Date(link.expiresAt).toISOString()}`);
         return 0;

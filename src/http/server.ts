@@ -1,5 +1,6 @@
 // Builds the Fastify app: plugins in the order of the request pipeline, then the routes.
 import Fastify, { type FastifyInstance } from 'fastify';
+import { registerConsoleRoutes } from '../console/routes.js';
 import type { AppContext } from '../context.js';
 import { registerPanelRoutes } from '../panel/routes.js';
 import { registerErrorHandling } from './errors.js';
@@ -12,6 +13,7 @@ import { lowLevelErrorOptions, registerLowLevelErrors } from './plugins/low-leve
 import { registerRequestContext, requestIdFor, serializeRequest } from './plugins/request-context.js';
 import { registerAdminRoutes } from './routes/admin/admin.js';
 import { registerAdminPaymentRoutes } from './routes/admin/payments.js';
+import { registerAdminReportRoutes } from './routes/admin/reports.js';
 import { registerMessagesRoutes } from './routes/anthropic/messages.js';
 import { registerHookRoutes } from './routes/hooks/hooks.js';
 import { registerPaymentHookRoutes } from './routes/hooks/payments.js';
@@ -88,7 +90,9 @@ export async function buildHttpApp(
   registerObjectRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
   registerAdminPaymentRoutes(app, ctx);
+  registerAdminReportRoutes(app, ctx);
   registerPanelRoutes(app, ctx);
+  registerConsoleRoutes(app, ctx);
   registerMetricsRoute(app, ctx);
   registerProbeRoutes(app, ctx);
   registerStatusRoutes(app, ctx);

@@ -1,6 +1,6 @@
-// The one frame of every panel page: top navigation, sign-out, theme toggle, maintenance banner.
-// Styles and scripts come from /panel/assets (same origin; the CSP allows nothing else).
-import { escapeHtml } from './html.js';
+// The frame of every panel page (the shared shell of src/web/layout.ts): the panel's navigation,
+// the owner's account, and the maintenance banner.
+import { csrfInput, renderShell } from '../web/layout.js';
 import type { PanelSession } from './panel-context.js';
 
 export type PanelSection =
@@ -30,48 +30,33 @@ export interface PageOptions {
   active?: PanelSection;
   /** The signed-in owner (request.panel); without it the page has no navigation (sign-in pages). */
   session?: PanelSession;
-  /** The page's HTML, built with the helpers of html.ts. */
+  /** The page's HTML, built with the helpers of src/web/html.ts. */
   body: string;
-  /** Extra tags for <head> (a page's own stylesheet or script from /panel/assets). */
+  /** Extra tags for <head> (a page's own stylesheet or script). */
   head?: string;
 }
 
 /** The hidden CSRF field every POST form of a signed-in page carries. */
 export function csrfField(session: PanelSession): string {
-  return `<input type="hidden" name="_csrf" value="${escapeHtml(session.csrfToken)}">`;
-}
-
-function topBar(active: PanelSection | undefined, session: PanelSession): string {
-  const links = NAV.map(
-    (item) =>
-      `<a href="${item.href}"${item.section === active ? ' class="active" aria-current="page"' : ''}>${item.label}</a>`,
-  ).join('');
-  return `<header class="topbar">
-<a class="brand" href="/panel">gengate</a>
-<nav class="nav" aria-label="Panel sections">${links}</nav>
-<div class="topbar-actions">
-<span class="account muted" title="Account">#${escapeHtml(session.messagingId)}</span>
-<button type="button" class="btn btn-ghost btn-small" data-theme-toggle aria-label="Switch between light and dark theme">Theme</button>
-<form method="post" action="/panel/logout" class="inline">${csrfField(session)}<button class="btn btn-ghost btn-small" type="submit">Sign out</button></form>
-</div>
-</header>`;
+  return csrfInput(session.csrfToken);
 }
 
 export function renderPage({ title, active, session, body, head = '' }: PageOptions): string {
-  const banner = session?.maintenance
-    ? '<div class="banner" role="status">Maintenance is on: new requests are refused for now. Balances and history stay available here.</div>'
-    : '';
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark"><meta name="referrer" content="same-origin">
-<title>${escapeHtml(title)} · gengate</title>
-<link rel="stylesheet" href="/panel/assets/panel.css">
-<script src="/panel/assets/panel.js"></script>
-${head}</head>
-<body${session ? '' : ' class="bare"'}>
-${session ? topBar(active, session) : '<header class="topbar"><a class="brand" href="/panel">gengate</a><div class="topbar-actions"><button type="button" class="btn btn-ghost btn-small" data-theme-toggle aria-label="Switch between light and dark theme">Theme</button></div></header>'}
-${banner}<main class="container">
-${body}
-</main>
-</body></html>`;
+  return renderShell({
+    title,
+    brand: { label: 'gengate', href: '/panel' },
+    assets: '/panel/assets',
+    signedIn: session && {
+      nav: NAV.map((item) => ({ label: item.label, href: item.href, active: item.section === active })),
+      navLabel: 'Panel sections',
+      identity: `#${session.messagingId}`,
+      signOutAction: '/panel/logout',
+      csrfToken: session.csrfToken,
+    },
+    banner: session?.maintenance
+      ? '<div class="banner" role="status">Maintenance is on: new requests are refused for now. Balances and history stay available here.</div>'
+      : '',
+    body,
+    head,
+  });
 }

@@ -1,7 +1,7 @@
 // What the owner reads when a second-factor code is refused: how many tries are left, or until when
 // code checks are locked (in UTC, as the panel shows every time).
 import { AppError } from '../domain/errors.js';
-import type { CodeCheck } from '../services/panel-second-factor-limit.js';
+import type { CodeCheck } from '../services/panel/panel-second-factor-limit.js';
 
 /** "14:05 UTC" (the date too when it is not today). */
 export function lockEnd(until: number, now: number): string {

@@ -12,7 +12,7 @@ import {
   SECOND_FACTOR_MAX_FAILURES,
   SECOND_FACTOR_MAX_LOCK_MS,
   SecondFactorLimit,
-} from '../services/panel-second-factor-limit.js';
+} from '../services/panel/panel-second-factor-limit.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../testing/app.js';
 import { ENGINES } from '../testing/db.js';
 import { cookieFrom, csrfOf, form, getPage, loginLink, postForm, signIn, tokenOf } from '../testing/panel.js';

@@ -7,6 +7,7 @@
 //   {base_url}/v1/chat/completions (Anthropic's documented base has no /v1);
 // - simulator: the built-in simulator.
 // fal and replicate serve media only; a text model routed to one answers 502 with the reason.
+import type { RouteCost } from '../domain/billing/provider-cost.js';
 import type { CatalogModel } from '../domain/catalog/model.js';
 import { AppError } from '../domain/errors.js';
 import { AnthropicChatProvider } from './anthropic/chat.js';
@@ -21,6 +22,10 @@ export interface ChatRoute {
   provider: ChatProvider;
   /** The model id the upstream knows; the client only ever sees the public id. */
   upstreamModel: string;
+  /** The PROVIDERS_FILE provider serving it ("simulator" without a route). */
+  providerName?: string;
+  /** The route's cost (PROVIDERS_FILE cost_rub, cost_output_rub); null when it carries none. */
+  cost?: RouteCost | null;
 }
 
 export interface ChatRegistryOptions {
@@ -69,12 +74,18 @@ export class ChatRegistry {
 
   resolve(model: CatalogModel): ChatRoute {
     // Chat takes a model's first route; fallback between routes is for media tasks.
-    const route = this.providers.routes.get(model.id)?.[0] ?? model.route;
-    if (!route) return { provider: this.simulator, upstreamModel: model.id };
+    const fileRoute = this.providers.routes.get(model.id)?.[0];
+    const route = fileRoute ?? model.route;
+    if (!route)
+      return { provider: this.simulator, upstreamModel: model.id, providerName: 'simulator', cost: null };
+    const cost =
+      fileRoute?.costMicro === undefined
+        ? null
+        : { costMicro: fileRoute.costMicro, costOutputMicro: fileRoute.costOutputMicro };
     const adapter = this.adapters.get(route.provider);
-    if (adapter) return { provider: adapter, upstreamModel: route.model };
+    if (adapter) return { provider: adapter, upstreamModel: route.model, providerName: route.provider, cost };
     if (route.provider === 'simulator' && !this.providers.providers.has('simulator')) {
-      return { provider: this.simulator, upstreamModel: route.model };
+      return { provider: this.simulator, upstreamModel: route.model, providerName: 'simulator', cost };
     }
     const settings = this.providers.providers.get(route.provider);
     throw new AppError(

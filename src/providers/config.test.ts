@@ -17,6 +17,40 @@ function problemsOf(text: string, env: Record<string, string> = {}): string[] {
 }
 
 describe('parseProvidersConfig', () => {
+  it('reads a route cost (cost_rub, cost_output_rub) into micro-rubles, and refuses a bad one', () => {
+    const config = parseProvidersConfig(
+      JSON.stringify({
+        providers: { sim: { type: 'simulator' } },
+        routes: {
+          'gpt-4o': { provider: 'sim', cost_rub: 250.5, cost_output_rub: '1000.000001' },
+          'seedream-4': { provider: 'sim' },
+        },
+      }),
+    );
+    expect(config.routes.get('gpt-4o')?.[0]).toEqual({
+      provider: 'sim',
+      model: 'gpt-4o',
+      costMicro: 250_500_000,
+      costOutputMicro: 1_000_000_001,
+    });
+    expect(config.routes.get('seedream-4')?.[0]).toEqual({ provider: 'sim', model: 'seedream-4' });
+    const problems = problemsOf(
+      JSON.stringify({
+        providers: { sim: { type: 'simulator' } },
+        routes: {
+          a: { provider: 'sim', cost_rub: -1 },
+          b: { provider: 'sim', cost_rub: '1.1234567' },
+          c: { provider: 'sim', cost_output_rub: 'free' },
+        },
+      }),
+    );
+    expect(problems).toEqual([
+      'routes.a.cost_rub must be a number of rubles ≥ 0 with at most 6 decimals',
+      'routes.b.cost_rub must be a number of rubles ≥ 0 with at most 6 decimals',
+      'routes.c.cost_output_rub must be a number of rubles ≥ 0 with at most 6 decimals',
+    ]);
+  });
+
   it('reads YAML with route lists, single routes and env: secrets in any field', () => {
     const config = parseProvidersConfig(
       [

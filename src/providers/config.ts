@@ -38,6 +38,43 @@ export interface RouteSettings {
   model: string;
   /** Share of traffic within its group of consecutive weighted entries; undefined: plain fallback. */
   weight?: number;
+  /**
+   * The operator's cost of this route in micro-rubles per unit of the model (per shot, per second,
+   * or per 1M input tokens); absent when not given (the cost is then unknown, never zero).
+   */
+  costMicro?: number;
+  /** Per 1M output tokens (text models); absent: output tokens cost costMicro too. */
+  costOutputMicro?: number;
+}
+
+/** A route's cost as the settlement reads it; null when the route carries none. */
+export function routeCostOf(
+  config: ProvidersConfig,
+  modelId: string,
+  provider: string,
+): { costMicro: number; costOutputMicro?: number } | null {
+  const route = config.routes.get(modelId)?.find((r) => r.provider === provider);
+  if (route?.costMicro === undefined) return null;
+  return { costMicro: route.costMicro, costOutputMicro: route.costOutputMicro };
+}
+
+/** cost_rub / cost_output_rub: a non-negative ruble figure with at most 6 decimals, else a problem. */
+function costField(where: string, value: unknown, problems: string[]): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const text =
+    typeof value === 'number'
+      ? Number.isFinite(value)
+        ? String(value)
+        : ''
+      : typeof value === 'string'
+        ? value.trim()
+        : '';
+  const match = /^(\d+)(?:\.(\d{1,6}))?$/.exec(text);
+  if (!match) {
+    problems.push(`${where} must be a number of rubles ≥ 0 with at most 6 decimals`);
+    return undefined;
+  }
+  return Number(match[1]) * 1_000_000 + Number((match[2] ?? '').padEnd(6, '0'));
 }
 
 export interface ProvidersConfig {
@@ -149,10 +186,14 @@ export function parseProvidersConfig(
       const weight = entry.weight;
       if (weight !== undefined && (typeof weight !== 'number' || !Number.isFinite(weight) || weight <= 0))
         problems.push(`${where}.weight must be a positive number`);
+      const costMicro = costField(`${where}.cost_rub`, entry.cost_rub, problems);
+      const costOutputMicro = costField(`${where}.cost_output_rub`, entry.cost_output_rub, problems);
       parsed.push({
         provider: entry.provider,
         model: typeof entry.model === 'string' ? entry.model : modelId,
         ...(typeof weight === 'number' && weight > 0 ? { weight } : {}),
+        ...(costMicro === undefined ? {} : { costMicro }),
+        ...(costOutputMicro === undefined ? {} : { costOutputMicro }),
       });
     });
     routes.set(modelId, parsed);

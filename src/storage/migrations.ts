@@ -677,6 +677,52 @@ function migrations(engine: Engine): Record<string, Migration> {
         await topupsMigration(db, engine);
       },
     },
+    '017_console_and_margin': {
+      async up(db: AnyDb) {
+        // Provider cost beside the charge (null: the route carries no cost, never zero).
+        await db.schema.alterTable('tasks').addColumn('provider_cost', 'bigint').execute();
+        await db.schema.alterTable('usage_records').addColumn('provider', 'text').execute();
+        await db.schema.alterTable('usage_records').addColumn('provider_cost', 'bigint').execute();
+        // The margin rollup, sealed with usage_daily: per account, day, model and provider. `cost`
+        // sums the known costs of `costed` requests; the report shows a cost only when all are known.
+        await db.schema
+          .createTable('margin_daily')
+          .addColumn('account_id', 'bigint', (c) => c.notNull())
+          .addColumn('day', 'bigint', (c) => c.notNull())
+          .addColumn('model_id', 'text', (c) => c.notNull())
+          .addColumn('provider', 'text', (c) => c.notNull())
+          .addColumn('requests', 'bigint', (c) => c.notNull())
+          .addColumn('revenue', 'bigint', (c) => c.notNull())
+          .addColumn('cost', 'bigint', (c) => c.notNull())
+          .addColumn('costed', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('margin_daily_pk', ['account_id', 'day', 'model_id', 'provider'])
+          .execute();
+        await db.schema.createIndex('margin_daily_day').on('margin_daily').column('day').execute();
+        // Days sealed before the margin rollup existed are sealed again (usage_daily keeps its rows:
+        // its inserts do nothing on conflict) so that margin_daily covers them too.
+        await db.deleteFrom('usage_days_sealed').execute();
+        // The operator console: sign-in links and sessions (hashed), and the operator audit log.
+        await db.schema
+          .createTable('console_tokens')
+          .addColumn('token_hash', 'text', (c) => c.primaryKey())
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addColumn('used_at', 'bigint')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('operator_audit')
+          .addColumn('id', id, pk)
+          .addColumn('actor', 'text', (c) => c.notNull())
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('target', 'text')
+          .addColumn('before', 'text')
+          .addColumn('after', 'text')
+          .addColumn('ip', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -44,9 +44,31 @@ describe.skipIf(!HAVE_POSTGRES)('chat billing batched on PostgreSQL', () => {
 
     const open21 = ids.filter((_, i) => held[i]);
     const settled = await Promise.all(
-      open21.map((id, i) => storage.chatBilling.settle(key.ref, id, 47, outcome(i % 3 === 0 ? 47 : 12))),
+      open21.map((id, i) =>
+        storage.chatBilling.settle(key.ref, id, 47, {
+          ...outcome(i % 3 === 0 ? 47 : 12),
+          ...(i % 2 ? { provider: 'openai', providerCost: 7 + i } : {}),
+        }),
+      ),
     );
     expect(settled.every(Boolean)).toBe(true);
+    // The provider and its cost are written with the usage row, batched or not; absent: null.
+    const usage = new Map(
+      (await db.kysely.selectFrom('usage_records').select(['id', 'provider', 'provider_cost']).execute()).map(
+        (r) => [
+          r.id,
+          {
+            provider: r.provider ?? null,
+            cost: r.provider_cost === null || r.provider_cost === undefined ? null : Number(r.provider_cost),
+          },
+        ],
+      ),
+    );
+    open21.forEach((id, i) => {
+      expect(usage.get(id)).toEqual(
+        i % 2 ? { provider: 'openai', cost: 7 + i } : { provider: null, cost: null },
+      );
+    });
     const captured = open21.reduce((sum, _, i) => sum + (i % 3 === 0 ? 47 : 12), 0);
     expect(await storage.keys.balanceOf(key.keyId)).toEqual({ balance: 1000 - captured, held: 0 });
     expect(await checkLedger(db.kysely)).toEqual([]);

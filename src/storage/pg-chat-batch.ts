@@ -41,6 +41,8 @@ export interface PgChatSettle {
   outputTokens: number;
   latencyMs: number;
   now: number;
+  provider?: string | null;
+  providerCost?: number | null;
 }
 
 const column = <T, K extends keyof T>(items: T[], key: K): T[K][] => items.map((item) => item[key]);
@@ -79,9 +81,10 @@ export async function pgSettleMany(db: Kysely<Database>, all: PgChatSettle[]): P
         ${column(items, 'accountId')}::bigint[], ${column(items, 'holdAmount')}::bigint[],
         ${column(items, 'cost')}::bigint[], ${column(items, 'status')}::text[],
         ${column(items, 'inputTokens')}::bigint[], ${column(items, 'outputTokens')}::bigint[],
-        ${column(items, 'latencyMs')}::bigint[], ${column(items, 'now')}::bigint[]
+        ${column(items, 'latencyMs')}::bigint[], ${column(items, 'now')}::bigint[],
+        ${items.map((i) => i.provider ?? null)}::text[], ${items.map((i) => i.providerCost ?? null)}::bigint[]
       ) with ordinality as i(id, key_id, account_id, hold_amount, cost, status, input_tokens,
-                             output_tokens, latency_ms, now, ord)
+                             output_tokens, latency_ms, now, provider, provider_cost, ord)
     ), closed as (
       delete from chat_holds h using input i
       where h.id = i.id and h.key_id = i.key_id and h.amount = i.hold_amount
@@ -91,8 +94,10 @@ export async function pgSettleMany(db: Kysely<Database>, all: PgChatSettle[]): P
       from input i join closed c on c.id = i.id
     ), usage as (
       insert into usage_records
-        (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at)
-      select id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at
+        (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at,
+         provider, provider_cost)
+      select id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at,
+             provider, provider_cost
       from done
     ), ${settleCtes({ captured: 'cost', at: 'now' })}
     select task_id from entries`.execute(db);

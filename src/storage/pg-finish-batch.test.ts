@@ -45,8 +45,8 @@ describe.each(ENGINES)('final transitions on %s', (engine) => {
           task.id,
           i === 39 ? 'someone-else' : 'w1',
           i % 3 === 0
-            ? { status: 'failed', error: 'upstream said no' }
-            : { status: 'completed', result: { url: `u${i}` }, cost: 60 },
+            ? { status: 'failed', error: 'upstream said no', providerCost: 0 }
+            : { status: 'completed', result: { url: `u${i}` }, cost: 60, providerCost: i % 2 ? 25 : null },
           now,
         ),
       ),
@@ -57,6 +57,16 @@ describe.each(ENGINES)('final transitions on %s', (engine) => {
     expect(finished.every((row) => row?.finished_at === now)).toBe(true);
     expect(finished[1]).toMatchObject({ status: 'completed', cost: 60, result: '{"url":"u1"}' });
     expect(finished[0]).toMatchObject({ status: 'failed', cost: 0, error: 'upstream said no' });
+    // The provider cost is written with the final state, batched or not; null stays null.
+    const costs = new Map(
+      (await db.kysely.selectFrom('tasks').select(['id', 'provider_cost']).execute()).map((r) => [
+        r.id,
+        r.provider_cost === null || r.provider_cost === undefined ? null : Number(r.provider_cost),
+      ]),
+    );
+    tasks.slice(0, 39).forEach((task, i) => {
+      expect(costs.get(task.id), `task ${i}`).toBe(i % 3 === 0 ? 0 : i % 2 ? 25 : null);
+    });
     const completedCount = finished.filter((row) => row?.status === 'completed').length;
     // Open: the 40th task's hold. Captured: 60 per completed task.
     expect(await storage.keys.balanceOf(key.keyId)).toEqual({

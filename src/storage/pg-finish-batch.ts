@@ -21,6 +21,8 @@ export interface PgFinish {
   error: string | null;
   /** Captured (at most the hold); the rest of the hold is released. 0 for a failed task. */
   cost: number;
+  /** What the upstream cost the operator; null when the route carries no cost. */
+  providerCost?: number | null;
   providerJobId: string | null;
   provider: string | null;
   now: number;
@@ -40,12 +42,13 @@ export function pgFinishTasks(columns: readonly string[]) {
       with input as (
         select * from json_to_recordset(${JSON.stringify(input)}::json) as i(
           "taskId" text, "workerId" text, status text, result text, error text, cost bigint,
+          "providerCost" bigint,
           "providerJobId" text, provider text, now bigint, "webhookId" text, "webhookPayload" text,
           ord int)
       ), fin as (
         update tasks t
         set status = i.status, provider = coalesce(i.provider, t.provider), result = i.result,
-            error = i.error, cost = i.cost,
+            error = i.error, cost = i.cost, provider_cost = i."providerCost",
             provider_job_id = coalesce(i."providerJobId", t.provider_job_id),
             processing_ms = t.processing_ms + (i.now - coalesce(t.processing_started_at, i.now)),
             processing_started_at = null, lease_owner = null, lease_expires_at = null,

@@ -117,6 +117,14 @@ export interface TasksTable {
   finished_at: number | null;
 }
 
+/**
+ * Columns of tasks that the task's own life never reads (TaskRow leaves them out): what the
+ * upstream cost the operator, in micro-rubles; null when its route carries no cost.
+ */
+export interface TaskCostColumns {
+  provider_cost: number | null;
+}
+
 export interface ModelsTable {
   id: string;
   name: string;
@@ -199,6 +207,14 @@ export interface UsageRecordsTable {
   created_at: number;
   /** Unused since chat holds have their own table (chat_holds.process_id); kept for old rows. */
   process_id: string | null;
+}
+
+/** Columns of usage_records that UsageRow leaves out (written by the settlement, read by reports). */
+export interface UsageProviderColumns {
+  /** The PROVIDERS_FILE provider (or simulator) that served it; null on rows before it was kept. */
+  provider: string | null;
+  /** What the upstream cost the operator (micro-rubles); null when its route carries no cost. */
+  provider_cost: number | null;
 }
 
 /** One row per chat request in flight: its open hold, deleted when the hold is settled. */
@@ -309,18 +325,53 @@ export interface TopupCodesTable {
   redeemed_key_id: number | null;
 }
 
+/** Margin of one model through one provider for one account on one sealed day (micro-rubles). */
+export interface MarginDailyTable {
+  account_id: number;
+  day: number;
+  model_id: string;
+  /** '' when unknown (chat rows written before the provider was kept). */
+  provider: string;
+  requests: number;
+  revenue: number;
+  /** Sum of the known provider costs. */
+  cost: number;
+  /** Requests whose provider cost is known. */
+  costed: number;
+}
+
+export interface ConsoleTokensTable {
+  token_hash: string;
+  kind: 'link' | 'session';
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+/** One change the operator made: who, what, on which object, the state before and after (JSON). */
+export interface OperatorAuditTable {
+  id: Generated<number>;
+  actor: string;
+  action: string;
+  target: string | null;
+  before: string | null;
+  after: string | null;
+  ip: string | null;
+  created_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   balance_notices: BalanceNoticesTable;
   ledger_entries: LedgerEntriesTable;
-  tasks: TasksTable;
+  tasks: TasksTable & Partial<TaskCostColumns>;
   models: ModelsTable;
   idempotency_keys: IdempotencyKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;
   audit_log: AuditLogTable;
   settings: SettingsTable;
-  usage_records: UsageRecordsTable;
+  usage_records: UsageRecordsTable & Partial<UsageProviderColumns>;
   chat_holds: ChatHoldsTable;
   usage_daily: UsageDailyTable;
   usage_days_sealed: UsageDaysSealedTable;
@@ -330,4 +381,7 @@ export interface Database {
   topups: TopupsTable;
   topup_refunds: TopupRefundsTable;
   topup_codes: TopupCodesTable;
+  margin_daily: MarginDailyTable;
+  console_tokens: ConsoleTokensTable;
+  operator_audit: OperatorAuditTable;
 }

@@ -14,7 +14,9 @@ import { AuditRepository } from './repositories/audit.js';
 import { ChatHoldsRepository } from './repositories/chat-holds.js';
 import { IdempotencyRepository } from './repositories/idempotency.js';
 import { KeysRepository } from './repositories/keys.js';
+import { MarginRepository } from './repositories/margin.js';
 import { ModelsRepository } from './repositories/models.js';
+import { OperatorRepository } from './repositories/operator.js';
 import { SettingsRepository } from './repositories/settings.js';
 import { type TaskRow, TasksRepository } from './repositories/tasks.js';
 import { TopupsRepository } from './repositories/topups.js';
@@ -40,6 +42,10 @@ export class Storage {
   readonly chatBilling: ChatBillingRepository;
   /** Top-ups by card, their refunds, and codes. */
   readonly topups: TopupsRepository;
+  /** The operator's margin report (reads the analytics rollups). */
+  readonly margin: MarginRepository;
+  /** The operator console's tokens and audit log, and the operator's reads across accounts. */
+  readonly operator: OperatorRepository;
 
   /** Transactions that arrive together commit together (group-commit.ts, pg-group-commit.ts). */
   private readonly groupCommit: GroupCommit | PgGroupCommit | undefined;
@@ -73,6 +79,8 @@ export class Storage {
     this.chatHolds = new ChatHoldsRepository(db);
     this.analytics = new AnalyticsRepository(db);
     this.topups = new TopupsRepository(db);
+    this.margin = new MarginRepository(db, this.analytics);
+    this.operator = new OperatorRepository(db);
     // Chat billing does not wait for the flush unless asked to (docs/scale-out.md).
     const chatCommits = barrier && relaxed && !chatSyncCommit ? commitsOn(relaxed) : barrier;
     this.chatBilling = new ChatBillingRepository(

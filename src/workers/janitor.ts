@@ -1,8 +1,8 @@
 // Periodic upkeep: audit entries past their 90-day retention, expired Idempotency-Keys, and the
 // panel's daily usage totals of finished days (sealed here so no owner's page view has to).
 import type { AppContext } from '../context.js';
-import { MAX_CUSTOM_DAYS } from '../services/analytics-panel.js';
 import { purgeExpiredIdempotencyKeys } from '../services/idempotency.js';
+import { MAX_CUSTOM_DAYS } from '../services/panel/analytics-panel.js';
 
 export const AUDIT_RETENTION_MS = 90 * 24 * 3600 * 1000;
 /** A day finishes once a day; looking more often than hourly only costs queries. */

@@ -8,8 +8,11 @@
 // deadline a task with an upstream job is polled once more and completes if the job has finished;
 // a job still running is cancelled upstream where the API allows it, then the task fails.
 
+import { taskProviderCost } from '../domain/billing/provider-cost.js';
 import { type FailureKind, failureMessage, movesToNextRoute } from '../domain/tasks/failures.js';
+import type { TaskPricing } from '../domain/tasks/pricing.js';
 import type { ObjectStore } from '../objects/object-store.js';
+import { routeCostOf } from '../providers/config.js';
 import { NotSentError } from '../providers/http/upstream-http.js';
 import type {
   ProviderFailure,
@@ -70,7 +73,15 @@ interface RunnerState {
   uncertain_since?: number;
   /** Result downloads refused as expired: the job is polled once more for a fresh URL. */
   expired_downloads?: number;
+  /**
+   * Each earlier stretch in processing that ended back in the queue ("Concurrency limit exceeded"):
+   * [claimed at, re-queued at]. Kept across the task's life so its every state change has a time.
+   */
+  requeued?: [number, number][];
 }
+
+/** The re-queue history of `state`, to carry into a state written anew. */
+const requeueHistory = (state: RunnerState) => (state.requeued ? { requeued: state.requeued } : {});
 
 function parseState(text: string | null): RunnerState {
   if (!text) return {};
@@ -365,7 +376,11 @@ export class TaskStep {
   ): Promise<void> {
     const { task } = claimed;
     const now = this.deps.clock.now();
-    const nextState: RunnerState = { upstream_model: route.upstreamModel, polls: 0 };
+    const nextState: RunnerState = {
+      upstream_model: route.upstreamModel,
+      polls: 0,
+      ...requeueHistory(claimed.state),
+    };
     // A job the provider says is ready at once (the simulator at 0 ms latency) is polled in this
     // same step: the job id is stored first but the lease is kept, which saves a hand-back to the
     // queue, a claim and a second step per task.
@@ -402,7 +417,12 @@ export class TaskStep {
       runAt: canLookUp
         ? Math.min(now + pollDelay(0, this.settings.minPollDelayMs), claimed.deadline)
         : claimed.deadline,
-      providerState: JSON.stringify({ upstream_model: route.upstreamModel, uncertain_since: now, polls: 0 }),
+      providerState: JSON.stringify({
+        upstream_model: route.upstreamModel,
+        uncertain_since: now,
+        polls: 0,
+        ...requeueHistory(claimed.state),
+      }),
       provider: route.providerName,
       now,
     });
@@ -551,7 +571,22 @@ export class TaskStep {
       throw verdict.error;
     }
     const outcome = taskResult(task, verdict.stored, usage, this.settings);
-    await this.finish(claimed, { ...outcome, providerJobId: sync?.syncJobId, provider: route.providerName });
+    const pricing = JSON.parse(task.pricing ?? '{"unit":"shot"}') as TaskPricing;
+    const providerCost = taskProviderCost(
+      routeCostOf(this.deps.providers.config, task.model_id, route.providerName),
+      {
+        unit: pricing.unit,
+        completed: true,
+        seconds: typeof outcome.result.duration === 'number' ? outcome.result.duration : null,
+        tokens: usage?.tokens ?? pricing.max_tokens ?? null,
+      },
+    );
+    await this.finish(claimed, {
+      ...outcome,
+      providerJobId: sync?.syncJobId,
+      provider: route.providerName,
+      providerCost,
+    });
   }
 
   private async fail(claimed: Claimed, failure: ProviderFailure, provider?: string): Promise<void> {
@@ -562,7 +597,17 @@ export class TaskStep {
         kind: failure.kind,
         detail: failure.detail,
       });
-    await this.finish(claimed, { status: 'failed', error: failureMessage(failure), provider }, failure.kind);
+    // A failed task delivered nothing: it cost 0 on a route with a cost, unknown on one without.
+    const routeCost = routeCostOf(
+      this.deps.providers.config,
+      claimed.task.model_id,
+      provider ?? claimed.task.provider,
+    );
+    await this.finish(
+      claimed,
+      { status: 'failed', error: failureMessage(failure), provider, providerCost: routeCost ? 0 : null },
+      failure.kind,
+    );
   }
 
   /** Tries the step again after a transient error, within the deadline. */
@@ -583,7 +628,10 @@ export class TaskStep {
       runAt: now + this.settings.requeueDelayMs,
       now,
       // A re-queued task starts again from the model's first route.
-      providerState: JSON.stringify({ upstream_model: state.upstream_model }),
+      providerState: JSON.stringify({
+        upstream_model: state.upstream_model,
+        requeued: [...(state.requeued ?? []), [Number(task.processing_started_at ?? now), now]],
+      }),
     });
     this.deps.log.info('task re-queued: concurrency limit exceeded', { task_id: task.id });
   }

@@ -930,6 +930,55 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: [{ status: 200, description: 'The delivery', schema: ref('WebhookDelivery') }],
     errors: ['not_found'],
   },
+  'GET /admin/reports/margin': {
+    operationId: 'adminMarginReport',
+    summary: 'Revenue, provider cost and margin per UTC day, model and provider',
+    success: [
+      {
+        status: 200,
+        description:
+          'One row per day, model and provider; cost and margin null unless every request has a known cost',
+        schema: {
+          type: 'object',
+          properties: {
+            data: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  day: { type: 'string', format: 'date' },
+                  model: { type: 'string' },
+                  provider: { type: ['string', 'null'] },
+                  requests: { type: 'integer' },
+                  revenue_rub: rubles('Captured from balances'),
+                  cost_rub: { type: ['number', 'null'], description: 'Provider cost; null when not known' },
+                  margin_rub: {
+                    type: ['number', 'null'],
+                    description: 'Revenue minus cost; null when the cost is not known',
+                  },
+                },
+                required: ['day', 'model', 'provider', 'requests', 'revenue_rub', 'cost_rub', 'margin_rub'],
+              },
+            },
+          },
+          required: ['data'],
+        },
+      },
+    ],
+    errors: ['invalid_parameter'],
+    query: [
+      {
+        name: 'from',
+        description: 'First UTC day (default: 29 days before `to`)',
+        schema: dateQuery('First UTC day'),
+      },
+      {
+        name: 'to',
+        description: 'Last UTC day, included (default: today)',
+        schema: dateQuery('Last UTC day'),
+      },
+    ],
+  },
 
   // Probes, version, metrics, upstream callbacks: no key, and they answer in maintenance mode.
   'GET /healthz': {

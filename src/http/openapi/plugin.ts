@@ -16,7 +16,12 @@ import { ACCESS_FIELD, completeDocument, type OpenApiDocument } from './document
  * Routes deliberately left out of the document: the swagger UI and the document themselves, and the
  * owner panel (HTML pages behind a cookie session and CSRF forms, made for a browser, not a client).
  */
-export const HIDDEN_ROUTES: readonly RegExp[] = [/^\/docs(\/|$)/, /^\/openapi\.json$/, /^\/panel(\/|$)/];
+export const HIDDEN_ROUTES: readonly RegExp[] = [
+  /^\/docs(\/|$)/,
+  /^\/openapi\.json$/,
+  /^\/panel(\/|$)/,
+  /^\/console(\/|$)/,
+];
 
 export const isHiddenRoute = (url: string): boolean => HIDDEN_ROUTES.some((pattern) => pattern.test(url));
 

@@ -10,14 +10,13 @@ import { ownEntry } from '../../domain/own-entry.js';
 import {
   type AnalyticsQueryText,
   type AnalyticsReport,
-  PanelAnalyticsService,
   parseAnalyticsQuery,
-} from '../../services/analytics-panel.js';
+} from '../../services/panel/analytics-panel.js';
 import type { ApiKeyRow } from '../../storage/repositories/keys.js';
-import { badge, card, escapeHtml, flash, formatRub, pageHeader, stat, table } from '../html.js';
+import { badge, card, escapeHtml, flash, formatRub, pageHeader, stat, table } from '../../web/html.js';
 import { renderPage } from '../layout.js';
 import { PANEL_ROUTE, sendHtml } from '../panel-context.js';
-import { keyLabel, keyOptions, one, PAGES_CSS, registerPageFiles } from './common.js';
+import { keyLabel, keyOptions, one, PAGES_CSS } from './common.js';
 
 const RANGES: [string, string][] = [
   ['day', 'Last 24 hours'],
@@ -61,8 +60,7 @@ ${card(
 }
 
 export function registerAnalyticsPages(app: FastifyInstance, ctx: AppContext): void {
-  registerPageFiles(app);
-  const analytics = new PanelAnalyticsService(ctx.storage, ctx.clock);
+  const analytics = ctx.panel.analytics;
 
   app.get<{ Querystring: AnalyticsQueryText }>(
     '/panel/analytics',
@@ -71,7 +69,7 @@ export function registerAnalyticsPages(app: FastifyInstance, ctx: AppContext): v
       const session = request.panel;
       const q = request.query;
       const text = { range: one(q.range), from: one(q.from), to: one(q.to), key: one(q.key) };
-      const keyRows = await ctx.storage.keys.listForAccount(session.accountId);
+      const keyRows = await ctx.panel.owner.keys(session.accountId);
       const keys = new Map(keyRows.map((k) => [k.id, k]));
       let message = '';
       let range: ReturnType<typeof parseAnalyticsQuery>;
@@ -152,7 +150,7 @@ export function registerAnalyticsPages(app: FastifyInstance, ctx: AppContext): v
       const body = `${pageHeader('Analytics', `${scope}, times in UTC`)}${message}${controls}${stats}${charts(report, keys)}
 <div class="charts">${card('Spend by key', byKey)}${card('Top models by spend', byModel)}</div>
 ${card('Task outcomes', outcomes)}`;
-      const head = `${PAGES_CSS}<link rel="stylesheet" href="/panel/assets/uplot.css"><script src="/panel/assets/uplot.js" defer></script><script src="/panel/pages/charts.js" defer></script>`;
+      const head = `${PAGES_CSS}<link rel="stylesheet" href="/panel/assets/uplot.css"><script src="/panel/assets/uplot.js" defer></script><script src="/panel/assets/charts.js" defer></script>`;
       return sendHtml(
         reply,
         status,

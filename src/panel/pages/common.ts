@@ -1,37 +1,16 @@
 // What the feature pages (keys, money, analytics, tasks) share: their stylesheet and chart script,
 // the owner as the audit actor, fixed flash messages chosen by a query code (never text from the
 // URL), key labels and the owner's key picker.
-import { readFileSync } from 'node:fs';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.js';
 import { maskApiKey } from '../../domain/keys/api-key.js';
 import { ownEntry } from '../../domain/own-entry.js';
 import type { Actor } from '../../services/accounts.js';
 import type { ApiKeyRow } from '../../storage/repositories/keys.js';
-import { escapeHtml, flash } from '../html.js';
-import { PANEL_ROUTE } from '../panel-context.js';
+import { escapeHtml, flash } from '../../web/html.js';
 
-const own = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url));
-
-/** The pages' own files: loaded once, same origin (the CSP allows no inline script or style). */
-const FILES: Record<string, { body: Buffer; type: string }> = {
-  'pages.css': { body: own('pages.css'), type: 'text/css; charset=utf-8' },
-  'charts.js': { body: own('charts.js'), type: 'text/javascript; charset=utf-8' },
-};
-
-export const PAGES_CSS = '<link rel="stylesheet" href="/panel/pages/pages.css">';
-
-export function registerPageFiles(app: FastifyInstance): void {
-  app.get<{ Params: { name: string } }>('/panel/pages/:name', PANEL_ROUTE, async (request, reply) => {
-    const file = ownEntry(FILES, request.params.name);
-    if (!file) throw new AppError('not_found');
-    return reply
-      .header('Cache-Control', 'private, max-age=300')
-      .header('X-Content-Type-Options', 'nosniff')
-      .type(file.type)
-      .send(file.body);
-  });
-}
+/** The pages' own stylesheet, shared with the console (src/web/assets/pages.css). */
+export const PAGES_CSS = '<link rel="stylesheet" href="/panel/assets/pages.css">';
 
 export const ownerActor = (request: FastifyRequest): Actor => ({ actor: 'owner', ip: request.ip });
 

@@ -7,13 +7,9 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
 import { hashApiKey } from '../../domain/keys/api-key.js';
 import { SPEND_PERIODS, spentInPeriod } from '../../domain/keys/limits.js';
-import {
-  type LimitsInput,
-  OwnerKeysService,
-  type RestrictionsInput,
-} from '../../services/panel/owner-keys.js';
+import type { LimitsInput, RestrictionsInput } from '../../services/panel/owner-keys.js';
 import type { ApiKeyRow } from '../../storage/repositories/keys.js';
-import { badge, card, escapeHtml, flash, formatRub, formatTime, pageHeader, table } from '../html.js';
+import { badge, card, escapeHtml, flash, formatRub, formatTime, pageHeader, table } from '../../web/html.js';
 import { csrfField, renderPage } from '../layout.js';
 import { formBody, PANEL_ROUTE, readCookie, sendHtml, setCookie } from '../panel-context.js';
 import { doneFlash, idParam, keyLabel, maskedKey, ownerActor, PAGES_CSS } from './common.js';
@@ -97,7 +93,7 @@ export function restrictionsFromForm(form: URLSearchParams, callerIp: string): R
 }
 
 export function registerKeysPages(app: FastifyInstance, ctx: AppContext): void {
-  const keys = new OwnerKeysService(ctx);
+  const keys = ctx.panel.keys;
   const secure = ctx.config.publicUrl.startsWith('https:');
   const defaultRate = ctx.config.defaultRateLimitPerMin;
 
@@ -121,7 +117,7 @@ export function registerKeysPages(app: FastifyInstance, ctx: AppContext): void {
       formatTime(lastUsedAt),
       `<a class="btn btn-small" href="/panel/keys/${key.id}">Manage</a>`,
     ]);
-    const account = await ctx.storage.accounts.byId(session.accountId);
+    const account = await ctx.panel.owner.account(session.accountId);
     const threshold = account?.low_balance == null ? '' : String(Number(account.low_balance) / 1_000_000);
     const telegramNote = ctx.config.telegramBotToken
       ? `The message comes from @${escapeHtml(ctx.config.telegramBotUsername ?? '')}: it can reach you only if you allowed it to write to you (signing in with Telegram asks for that).`

@@ -8,10 +8,8 @@ import { AppError } from '../../domain/errors.js';
 import {
   type HistoryFilters,
   LEDGER_KINDS,
-  LedgerHistoryService,
   parseHistoryFilters,
 } from '../../services/panel/ledger-history.js';
-import { TransferService } from '../../services/transfers.js';
 import type { LedgerEntryRow } from '../../storage/ledger/ledger.js';
 import {
   badge,
@@ -23,7 +21,7 @@ import {
   formatTime,
   pageHeader,
   table,
-} from '../html.js';
+} from '../../web/html.js';
 import { csrfField, renderPage } from '../layout.js';
 import { formBody, PANEL_ROUTE, sendHtml } from '../panel-context.js';
 import { doneFlash, idParam, keyLabel, keyOptions, one, ownerActor, PAGES_CSS } from './common.js';
@@ -59,8 +57,8 @@ function filterQuery(keyId: number, f: HistoryFilters, extra: Record<string, str
 }
 
 export function registerMoneyPages(app: FastifyInstance, ctx: AppContext): void {
-  const history = new LedgerHistoryService(ctx.storage);
-  const transfers = new TransferService(ctx.storage, ctx.clock);
+  const history = ctx.panel.history;
+  const transfers = ctx.panel.transfers;
 
   async function moneyPage(
     request: FastifyRequest<{ Querystring: MoneyQuery }>,
@@ -71,7 +69,7 @@ export function registerMoneyPages(app: FastifyInstance, ctx: AppContext): void 
   ) {
     const session = request.panel;
     const q = request.query;
-    const keys = await ctx.storage.keys.listForAccount(session.accountId);
+    const keys = await ctx.panel.owner.keys(session.accountId);
     const selectedId = one(q.key) ? idParam(one(q.key)) : keys[0]?.id;
     const selected = selectedId === undefined ? undefined : keys.find((k) => k.id === selectedId);
     if (selectedId !== undefined && !selected) throw new AppError('not_found', 'Key not found');
@@ -204,7 +202,7 @@ ${card(selected ? `Ledger of ${keyLabel(selected)}` : 'Ledger', historyHtml)}`;
   app.get<{ Querystring: MoneyQuery }>('/panel/money/export.csv', PANEL_ROUTE, async (request, reply) => {
     const q = request.query;
     const keyId = idParam(one(q.key));
-    const key = await ctx.storage.keys.forAccount(request.panel.accountId, keyId);
+    const key = await ctx.panel.owner.key(request.panel.accountId, keyId);
     if (!key) throw new AppError('not_found', 'Key not found');
     const filters = parseHistoryFilters({ kind: q.kind, from: one(q.from), to: one(q.to) });
     const csv = await history.csv(request.panel.accountId, keyId, filters);

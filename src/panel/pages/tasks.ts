@@ -5,8 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../domain/errors.js';
 import { ownEntry } from '../../domain/own-entry.js';
-import { listTasks } from '../../services/tasks/list-tasks.js';
-import { TaskDeliveriesRepository } from '../../storage/repositories/task-deliveries.js';
+import type { listTasks } from '../../services/tasks/list-tasks.js';
 import type { TaskRow } from '../../storage/repositories/tasks.js';
 import {
   badge,
@@ -19,7 +18,7 @@ import {
   pageHeader,
   type Tone,
   table,
-} from '../html.js';
+} from '../../web/html.js';
 import { csrfField, renderPage } from '../layout.js';
 import { PANEL_ROUTE, sendHtml } from '../panel-context.js';
 import { doneFlash, keyLabel, one, ownerActor, PAGES_CSS } from './common.js';
@@ -87,9 +86,7 @@ export function registerTasksPages(app: FastifyInstance, ctx: AppContext): void 
     };
     // A task id typed in the search opens that task (when it is one of the account's).
     if (q.q) {
-      const task = UUID.test(q.q)
-        ? await ctx.storage.tasks.getForOwner(session.accountId, q.q.toLowerCase())
-        : undefined;
+      const task = UUID.test(q.q) ? await ctx.panel.owner.task(session.accountId, q.q) : undefined;
       if (task) return reply.redirect(`/panel/tasks/${task.id}`, 303);
     }
     let message = doneFlash(request.query.done);
@@ -99,7 +96,7 @@ export function registerTasksPages(app: FastifyInstance, ctx: AppContext): void 
       message = flash('info', 'No task of yours has this id.');
     } else {
       try {
-        page = await listTasks(ctx.storage, session.accountId, {
+        page = await ctx.panel.owner.tasks(session.accountId, {
           limit: PAGE_SIZE,
           after: q.after || undefined,
           status: q.status || undefined,
@@ -178,13 +175,11 @@ ${table(
 
   async function taskPage(request: FastifyRequest, reply: FastifyReply, taskId: string, message = '') {
     const session = request.panel;
-    const task = UUID.test(taskId)
-      ? await ctx.storage.tasks.getForOwner(session.accountId, taskId.toLowerCase())
-      : undefined;
+    const task = UUID.test(taskId) ? await ctx.panel.owner.task(session.accountId, taskId) : undefined;
     if (!task) throw new AppError('task_not_found', 'Task not found');
     const [deliveries, key] = await Promise.all([
-      new TaskDeliveriesRepository(ctx.storage.db).forTask(session.accountId, task.id),
-      ctx.storage.keys.forAccount(session.accountId, Number(task.key_id)),
+      ctx.panel.owner.taskDeliveries(session.accountId, task.id),
+      ctx.panel.owner.key(session.accountId, Number(task.key_id)),
     ]);
     const { media, link } = resultMedia(task, publicUrl);
     const final = task.status === 'completed' || task.status === 'failed';
@@ -263,10 +258,8 @@ ${card('Parameters', `<pre class="json">${params}</pre>`)}`;
     PANEL_ROUTE,
     async (request, reply) => {
       const { id, delivery } = request.params;
-      const task = UUID.test(id)
-        ? await ctx.storage.tasks.getForOwner(request.panel.accountId, id.toLowerCase())
-        : undefined;
-      const row = task ? await ctx.storage.webhooks.byId(delivery, request.panel.accountId) : undefined;
+      const task = UUID.test(id) ? await ctx.panel.owner.task(request.panel.accountId, id) : undefined;
+      const row = task ? await ctx.panel.owner.delivery(request.panel.accountId, delivery) : undefined;
       if (!task || !row || row.task_id !== task.id)
         throw new AppError('not_found', 'Webhook delivery not found');
       await ctx.webhooks.redeliver(delivery, ownerActor(request), request.panel.accountId);

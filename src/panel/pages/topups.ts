@@ -20,7 +20,7 @@ import {
   pageHeader,
   type Tone,
   table,
-} from '../html.js';
+} from '../../web/html.js';
 import { csrfField, renderPage } from '../layout.js';
 import type { PanelSession } from '../panel-context.js';
 import { formBody, PANEL_ROUTE, sendHtml } from '../panel-context.js';
@@ -104,7 +104,7 @@ function statusFragment(t: TopupRow): string {
 
 export function registerTopupPages(app: FastifyInstance, ctx: AppContext, moneyPage: MoneyPage): void {
   const owned = async (request: FastifyRequest, keyId: number) => {
-    const key = await ctx.storage.keys.forAccount(request.panel.accountId, keyId);
+    const key = await ctx.panel.owner.key(request.panel.accountId, keyId);
     if (!key) throw new AppError('not_found', 'Key not found');
     return key;
   };

@@ -9,6 +9,7 @@
 //                stream's output read so far is counted with the model family's tokenizer
 //                (domain/chat/token-count.ts); a whole answer that never came bills nothing.
 import { chatCost, type TokenPrices } from '../../domain/billing/chat-cost.js';
+import { chatProviderCost, type RouteCost } from '../../domain/billing/provider-cost.js';
 import type { ChatRequest } from '../../domain/chat/request.js';
 import { countPromptTokens, countTokens, tokenizerFamily } from '../../domain/chat/token-count.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../../domain/chat/types.js';
@@ -57,6 +58,10 @@ export interface ChatCallInit {
   publicModel: string;
   request: ChatRequest;
   provider: ChatProvider;
+  /** The PROVIDERS_FILE provider serving the request, recorded with its usage row. */
+  providerName?: string;
+  /** The route's cost; null when it carries none (the request's provider cost is then unknown). */
+  providerCost?: RouteCost | null;
   upstreamBody: Record<string, unknown>;
   hold: number;
   prices: TokenPrices;
@@ -301,6 +306,8 @@ export class ChatCall {
               outputTokens: usage?.completionTokens ?? 0,
               cost,
               latencyMs: Math.max(0, now - this.init.startedAt),
+              provider: this.init.providerName ?? this.init.provider.name,
+              providerCost: chatProviderCost(this.init.providerCost ?? null, usage),
             },
           ),
         ),

@@ -162,6 +162,8 @@ export class ChatService {
         publicModel: model.id,
         request,
         provider: route.provider,
+        providerName: route.providerName,
+        providerCost: route.cost ?? null,
         upstreamBody: plan.lowered
           ? upstreamBody(request, route.upstreamModel, plan.maxCompletionTokens)
           : fullBody,
@@ -258,7 +260,14 @@ export class ChatService {
   async settleHeld(
     held: HeldChatRequest<unknown>,
     provider: string,
-    outcome: { status: UsageStatus; inputTokens: number; outputTokens: number; cost: number },
+    outcome: {
+      status: UsageStatus;
+      inputTokens: number;
+      outputTokens: number;
+      cost: number;
+      /** What the upstream cost the operator (micro-rubles); null when the route carries no cost. */
+      providerCost?: number | null;
+    },
   ): Promise<number> {
     try {
       const now = this.deps.clock.now();
@@ -274,6 +283,8 @@ export class ChatService {
             outputTokens: outcome.outputTokens,
             cost,
             latencyMs: Math.max(0, now - held.startedAt),
+            provider,
+            providerCost: outcome.providerCost ?? null,
           },
         ),
       );

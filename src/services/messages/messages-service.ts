@@ -80,7 +80,8 @@ export class MessagesService {
     return new PassThroughCall(this.chat, held, {
       stream: request.stream,
       prices,
-      provider: provider.name,
+      provider: route.providerName ?? provider.name,
+      providerCost: route.cost ?? null,
       promptEstimate: request.promptEstimate,
     });
   }

@@ -12,6 +12,7 @@ import {
   type MessagesUsage,
   messagesCost,
 } from '../../domain/billing/messages-cost.js';
+import { chatProviderCost, type RouteCost } from '../../domain/billing/provider-cost.js';
 import { AppError } from '../../domain/errors.js';
 import { anthropicError } from '../../domain/messages/errors.js';
 import { mergeMessagesUsage, readMessagesUsage } from '../../domain/messages/usage.js';
@@ -34,6 +35,8 @@ export class PassThroughCall implements MessagesCall {
       stream: boolean;
       prices: MessagesPrices;
       provider: string;
+      /** The route's cost to the operator (PROVIDERS_FILE cost_rub); null when it carries none. */
+      providerCost: RouteCost | null;
       /** The prompt's estimate (parseMessagesRequest), for an answer that reports no usage. */
       promptEstimate: number;
     },
@@ -149,12 +152,18 @@ export class PassThroughCall implements MessagesCall {
 
   private async settle(status: UsageStatus, usage: MessagesUsage | null): Promise<void> {
     const billed = usage ?? EMPTY_MESSAGES_USAGE;
+    const inputTokens =
+      billed.inputTokens + billed.cacheWriteTokens + billed.cacheWrite1hTokens + billed.cacheReadTokens;
     await this.chat.settleHeld(this.held, this.details.provider, {
       status,
-      inputTokens:
-        billed.inputTokens + billed.cacheWriteTokens + billed.cacheWrite1hTokens + billed.cacheReadTokens,
+      inputTokens,
       outputTokens: billed.outputTokens,
       cost: usage ? messagesCost(usage, this.details.prices) : 0,
+      // As chat does: every prompt token at the route's input cost; no usage (a failure) costs 0.
+      providerCost: chatProviderCost(
+        this.details.providerCost,
+        usage ? { promptTokens: inputTokens, completionTokens: billed.outputTokens } : null,
+      ),
     });
   }
 }

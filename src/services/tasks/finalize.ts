@@ -16,6 +16,8 @@ export type FinalOutcome =
   ) & {
     /** The route that ended the task, when it is not the one stored (a fallback at submit). */
     provider?: string;
+    /** What the upstream cost the operator (micro-rubles); null or absent when unknown. */
+    providerCost?: number | null;
   };
 
 /** Returns the final row, or undefined when this worker no longer owns the task. */
@@ -37,6 +39,7 @@ export async function finalizeTask(
     result: completed ? JSON.stringify(outcome.result) : null,
     error: completed ? null : outcome.error,
     cost: completed ? outcome.cost : 0,
+    providerCost: outcome.providerCost ?? null,
     providerJobId: (completed ? outcome.providerJobId : undefined) ?? null,
     provider: outcome.provider ?? null,
     now,
@@ -60,6 +63,7 @@ export async function finalizeTask(
       result: completed ? JSON.stringify(outcome.result) : null,
       error: completed ? null : outcome.error,
       cost: completed ? outcome.cost : 0,
+      providerCost: outcome.providerCost ?? null,
       providerJobId: completed ? outcome.providerJobId : undefined,
       provider: outcome.provider,
       now,

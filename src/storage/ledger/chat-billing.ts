@@ -21,7 +21,7 @@ import { type PgChatOpen, type PgChatSettle, pgOpenMany, pgSettleMany } from '..
 import { commitsOn, type FlushBarrier } from '../pg-flush-barrier.js';
 import { prepared } from '../prepared.js';
 import { ChatHoldsRepository } from '../repositories/chat-holds.js';
-import { type UsageOutcome, UsageRepository } from '../repositories/usage.js';
+import { type UsageOutcome, UsageRepository, withProvider } from '../repositories/usage.js';
 import type { Database } from '../schema.js';
 import { type KeyRef, LedgerIntegrityError, LedgerRepository } from './ledger.js';
 import { pgHoldEntry, pgHoldMoved, pgSettleMoved, pgSettlementEntries } from './movements.js';
@@ -71,7 +71,7 @@ const PG_OPEN = prepared(
 const PG_SETTLE = prepared(
   (
     _db,
-    p: UsageOutcome & {
+    p: ReturnType<typeof withProvider> & {
       id: string;
       keyId: number;
       accountId: number;
@@ -86,9 +86,11 @@ const PG_SETTLE = prepared(
       returning model_id, created_at
     ), usage as (
       insert into usage_records
-        (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at)
+        (id, account_id, key_id, model_id, input_tokens, output_tokens, cost, status, latency_ms, created_at,
+         provider, provider_cost)
       select ${p.id}::text, ${p.accountId}::bigint, ${p.keyId}::bigint, model_id, ${p.inputTokens}::bigint,
-             ${p.outputTokens}::bigint, ${p.cost}::bigint, ${p.status}::text, ${p.latencyMs}::bigint, created_at
+             ${p.outputTokens}::bigint, ${p.cost}::bigint, ${p.status}::text, ${p.latencyMs}::bigint, created_at,
+             ${p.provider}::text, ${p.providerCost}::bigint
       from closed
     ), ${pgSettleMoved(
       p,
@@ -148,7 +150,9 @@ export class ChatBillingRepository {
   // Inside a transaction `commits` runs the statement in it; outside, as the batched statements commit.
   private async settleOnPostgres(values: PgChatSettle): Promise<boolean> {
     const released = values.holdAmount - values.cost;
-    const settled = await this.commits.durably((db) => PG_SETTLE(db, { ...values, released }));
+    const settled = await this.commits.durably((db) =>
+      PG_SETTLE(db, { ...values, ...withProvider(values), released }),
+    );
     if (settled.rows.length === 2) return true;
     // Not applied: already settled (false), or an open hold of another key or amount (a bug).
     if (await new ChatHoldsRepository(this.db).byId(values.id)) {
@@ -215,7 +219,14 @@ export class ChatBillingRepository {
     if (!Number.isSafeInteger(outcome.cost) || outcome.cost < 0 || outcome.cost > holdAmount)
       throw new LedgerIntegrityError(`chat cost ${outcome.cost} is not within the hold ${holdAmount}`);
     if (this.engine === 'postgres') {
-      const values = { ...outcome, id, keyId: ref.keyId, accountId: ref.accountId, holdAmount, now: ref.now };
+      const values = {
+        ...withProvider(outcome),
+        id,
+        keyId: ref.keyId,
+        accountId: ref.accountId,
+        holdAmount,
+        now: ref.now,
+      };
       return this.db.isTransaction ? this.settleOnPostgres(values) : this.pgSettles.run(values);
     }
     return this.transact(async (trx) => {

@@ -184,6 +184,30 @@ export class AnalyticsRepository {
     return accounts.length;
   }
 
+  /**
+   * Seals [fromDay, toDay) for every account that has a day of it not sealed yet (the margin report
+   * reads every account's rollups). One query finds them; a fully sealed range costs only that.
+   */
+  async ensureAllSealed(fromDay: number, toDay: number, now: number): Promise<void> {
+    if (toDay <= fromDay) return;
+    const missing = await this.db
+      .selectFrom('accounts as a')
+      .select('a.id')
+      .where(
+        (eb) =>
+          eb
+            .selectFrom('usage_days_sealed as s')
+            .select(sql<number>`count(*)`.as('n'))
+            .whereRef('s.account_id', '=', 'a.id')
+            .where('s.day', '>=', fromDay)
+            .where('s.day', '<', toDay),
+        '<',
+        toDay - fromDay,
+      )
+      .execute();
+    for (const account of missing) await this.ensureSealed(Number(account.id), fromDay, toDay, now);
+  }
+
   /** Seals the days of [fromDay, toDay) that are not sealed yet. */
   private async ensureSealed(accountId: number, fromDay: number, toDay: number, now: number): Promise<void> {
     const sealed = await this.db
@@ -269,7 +293,17 @@ export class AnalyticsRepository {
         error_kind: o.error_kind ?? '',
         tasks: Number(o.tasks),
       }));
+    const marginRows = (await marginCells(this.db, first * DAY_MS, last * DAY_MS, accountId))
+      .filter((m) => wanted.has(m.day))
+      .map((m) => ({ account_id: accountId, ...m }));
     const write = async (db: Kysely<Database>) => {
+      for (let i = 0; i < marginRows.length; i += 500) {
+        await db
+          .insertInto('margin_daily')
+          .values(marginRows.slice(i, i + 500))
+          .onConflict((oc) => oc.columns(['account_id', 'day', 'model_id', 'provider']).doNothing())
+          .execute();
+      }
       for (let i = 0; i < outcomeRows.length; i += 500) {
         await db
           .insertInto('task_outcomes_daily')
@@ -453,4 +487,101 @@ export class AnalyticsRepository {
       a.day !== b.day ? a.day - b.day : a.model_id < b.model_id ? -1 : a.model_id > b.model_id ? 1 : 0,
     );
   }
+}
+
+/** One (day, model, provider) cell of the margin rollup. Money in micro-rubles. */
+export interface MarginCell {
+  day: number;
+  model_id: string;
+  /** '' when unknown (chat rows written before the provider was kept). */
+  provider: string;
+  requests: number;
+  /** What the clients were charged (captured). */
+  revenue: number;
+  /** Sum of the known provider costs. */
+  cost: number;
+  /** Requests whose provider cost is known. */
+  costed: number;
+}
+
+/**
+ * Requests created in [from, to) per UTC day, model and provider, with their revenue and provider
+ * cost, from tasks and chat usage rows: one account's (sealing), or every account's (the report's
+ * live tail). Tasks and chat of one cell are added up.
+ */
+export async function marginCells(
+  db: Kysely<Database>,
+  from: number,
+  to: number,
+  accountId?: number,
+): Promise<MarginCell[]> {
+  const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
+  const columns = [
+    day.as('day'),
+    'model_id',
+    sql<string>`coalesce(provider, '')`.as('provider'),
+    sql<number>`count(*)`.as('requests'),
+    sql<number>`coalesce(sum(cost), 0)`.as('revenue'),
+    sql<number>`coalesce(sum(provider_cost), 0)`.as('cost'),
+    sql<number>`count(provider_cost)`.as('costed'),
+  ] as const;
+  let tasks = db
+    .selectFrom('tasks')
+    .select(columns)
+    .where('created_at', '>=', from)
+    .where('created_at', '<', to);
+  let chats = db
+    .selectFrom('usage_records')
+    .select(columns)
+    .where('created_at', '>=', from)
+    .where('created_at', '<', to);
+  if (accountId !== undefined) {
+    tasks = tasks.where('account_id', '=', accountId);
+    chats = chats.where('account_id', '=', accountId);
+  } else {
+    // Every account: named through accounts so that both engines read the (account_id,
+    // created_at, …) indexes the panel already keeps, instead of a created_at index that every task
+    // and chat request would have to write.
+    tasks = tasks.where('account_id', 'in', db.selectFrom('accounts').select('id'));
+    chats = chats.where('account_id', 'in', db.selectFrom('accounts').select('id'));
+  }
+  const groups = [sql`1`, sql`2`, sql`3`];
+  const [taskRows, chatRows] = await Promise.all([
+    tasks.groupBy(groups).execute(),
+    chats.groupBy(groups).execute(),
+  ]);
+  return mergeMarginCells([...taskRows, ...chatRows]);
+}
+
+/** Adds up the cells of one (day, model, provider); numbers from either engine's drivers. */
+export function mergeMarginCells(
+  rows: Array<{
+    day: number | string;
+    model_id: string;
+    provider: string;
+    requests: number | string;
+    revenue: number | string;
+    cost: number | string;
+    costed: number | string;
+  }>,
+): MarginCell[] {
+  const merged = new Map<string, MarginCell>();
+  for (const r of rows) {
+    const id = `${r.day}\u0000${r.model_id}\u0000${r.provider}`;
+    const into = merged.get(id) ?? {
+      day: Number(r.day),
+      model_id: r.model_id,
+      provider: r.provider,
+      requests: 0,
+      revenue: 0,
+      cost: 0,
+      costed: 0,
+    };
+    into.requests += Number(r.requests);
+    into.revenue += Number(r.revenue);
+    into.cost += Number(r.cost);
+    into.costed += Number(r.costed);
+    merged.set(id, into);
+  }
+  return [...merged.values()];
 }

@@ -205,6 +205,7 @@ const FINISH = prepared(
       result: string | null;
       error: string | null;
       cost: number;
+      providerCost: number | null;
       providerJobId: string | null;
       provider: string | null;
       now: number;
@@ -218,6 +219,7 @@ const FINISH = prepared(
         result: p.result,
         error: p.error,
         cost: p.cost,
+        provider_cost: p.providerCost,
         provider_job_id: sql`coalesce(${p.providerJobId}, provider_job_id)`,
         processing_ms: sql`processing_ms + (${p.now} - coalesce(processing_started_at, ${p.now}))`,
         processing_started_at: null,
@@ -523,6 +525,8 @@ export class TasksRepository {
       result: string | null;
       error: string | null;
       cost: number;
+      /** What the upstream cost the operator; null when the route carries no cost. */
+      providerCost?: number | null;
       /** Set when the result came with the submit: the job id is stored with the final state. */
       providerJobId?: string;
       /** The route that produced the result, when it came with the submit. */
@@ -534,6 +538,7 @@ export class TasksRepository {
       taskId,
       workerId,
       ...change,
+      providerCost: change.providerCost ?? null,
       providerJobId: change.providerJobId ?? null,
       provider: change.provider ?? null,
     });

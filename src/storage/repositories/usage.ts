@@ -16,6 +16,17 @@ export interface UsageOutcome {
   /** Micro-rubles actually captured. */
   cost: number;
   latencyMs: number;
+  /** The provider that served the request (PROVIDERS_FILE name, or simulator). */
+  provider?: string | null;
+  /** What the upstream cost the operator (micro-rubles); null when its route carries no cost. */
+  providerCost?: number | null;
+}
+
+/** The outcome with its optional provider fields made explicit (the prepared statements bind them all). */
+export function withProvider(
+  outcome: UsageOutcome,
+): UsageOutcome & { provider: string | null; providerCost: number | null } {
+  return { ...outcome, provider: outcome.provider ?? null, providerCost: outcome.providerCost ?? null };
 }
 
 /** The request a usage row records: what its open hold carried. */
@@ -38,7 +49,7 @@ const BALANCE = prepared((db, p: { keyId: number; accountId: number }) =>
     .where('deleted_at', 'is', null),
 );
 
-const RECORD = prepared((db, p: UsageRequest & UsageOutcome) =>
+const RECORD = prepared((db, p: UsageRequest & ReturnType<typeof withProvider>) =>
   db.insertInto('usage_records').values({
     id: p.id,
     account_id: p.accountId,
@@ -50,6 +61,8 @@ const RECORD = prepared((db, p: UsageRequest & UsageOutcome) =>
     status: p.status,
     latency_ms: p.latencyMs,
     created_at: p.createdAt,
+    provider: p.provider,
+    provider_cost: p.providerCost,
   }),
 );
 
@@ -71,12 +84,12 @@ export class UsageRepository {
    * own in its transaction or statement (chat-billing.ts).
    */
   async record(request: UsageRequest, outcome: UsageOutcome): Promise<void> {
-    await RECORD(this.db, { ...request, ...outcome });
+    await RECORD(this.db, { ...request, ...withProvider(outcome) });
   }
 
   /** `record`, on SQLite inside the caller's transaction, synchronously. */
   recordInSqliteTransaction(request: UsageRequest, outcome: UsageOutcome): void {
-    RECORD.direct(this.db, { ...request, ...outcome });
+    RECORD.direct(this.db, { ...request, ...withProvider(outcome) });
   }
 
   async byId(accountId: number, id: string): Promise<UsageRow | undefined> {

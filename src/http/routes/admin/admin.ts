@@ -5,7 +5,6 @@ import { microToRub } from '../../../domain/billing/money.js';
 import { parseCatalogEntry } from '../../../domain/catalog/catalog-file.js';
 import { AppError } from '../../../domain/errors.js';
 import type { Actor } from '../../../services/accounts.js';
-import { PanelSessions } from '../../../services/panel-sessions.js';
 import type { AccountRow } from '../../../storage/repositories/accounts.js';
 import { bodyObject, positiveIntParam, rejectUnknownFields } from '../../body.js';
 import { presentAdminModel } from '../../presenters/catalog.js';
@@ -183,7 +182,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
     admin,
     async (request, reply) => {
       const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
-      const link = await new PanelSessions(ctx.storage, ctx.clock).createLoginLink(account.id);
+      const link = await ctx.panel.sessions.createLoginLink(account.id);
       await ctx.storage.audit.append({
         accountId: account.id,
         ...actor(request),

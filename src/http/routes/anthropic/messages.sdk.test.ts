@@ -49,7 +49,8 @@ beforeAll(async () => {
         oai: { type: 'openai', base_url: openai.baseUrl, api_key: 'sk-openai-upstream' },
       },
       routes: {
-        [CLAUDE]: { provider: 'claude', model: CLAUDE_UPSTREAM },
+        // The operator's cost (the margin report): 100 RUB per 1M input tokens, 500 per 1M output.
+        [CLAUDE]: { provider: 'claude', model: CLAUDE_UPSTREAM, cost_rub: 100, cost_output_rub: 500 },
         [GPT]: { provider: 'oai', model: GPT_UPSTREAM },
       },
     }),
@@ -72,6 +73,19 @@ beforeEach(() => {
 
 const sdk = (key: TestKey | string) =>
   new Anthropic({ apiKey: typeof key === 'string' ? key : key.secret, baseURL, maxRetries: 0 });
+
+/** Each settled request's provider and provider cost (the margin report's inputs), oldest first. */
+async function providerCosts(key: TestKey): Promise<[string | null, number | null][]> {
+  await settledUsage(app, key.accountId, key.keyId);
+  const rows = await app.ctx.storage.db
+    .selectFrom('usage_records')
+    .select(['provider', 'provider_cost'])
+    .where('key_id', '=', key.keyId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => [r.provider ?? null, r.provider_cost == null ? null : Number(r.provider_cost)]);
+}
 
 /** The exact cost of a Claude usage at the catalog's prices. */
 async function claudeCost(usage: Parameters<typeof messagesCost>[0]): Promise<number> {
@@ -160,6 +174,8 @@ describe('a Claude model on an Anthropic route: the pass-through', () => {
       ),
     ).toBe(micro);
     await expectCharged(key, before, [micro], { status: 'completed', input_tokens: 7100, output_tokens: 50 });
+    // The provider cost beside the charge: (7100 × 100 + 50 × 500) RUB per 10^6 tokens = 735,000 micro-rubles.
+    expect(await providerCosts(key)).toEqual([['claude', 735_000]]);
   });
 
   it('stream: thinking, signature and text events reach the client in order; billed from the final usage', async () => {
@@ -394,6 +410,10 @@ describe('a Claude model on an Anthropic route: the pass-through', () => {
     expect(rows.map((r) => [r.status, r.cost])).toEqual([
       ['failed', 0],
       ['failed', 0],
+    ]);
+    expect(await providerCosts(key)).toEqual([
+      ['claude', 0],
+      ['claude', 0],
     ]);
     expect(await balanceOf(app, key.keyId)).toEqual(before);
   });
