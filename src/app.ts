@@ -124,6 +124,7 @@ export async function buildContext(
       taskProviders: taskServices.taskProviders,
       providerPool: taskServices.providerPool,
       metrics,
+      payments: () => ctx.payments,
     }),
     wakeups: db.engine === 'postgres' && config.databaseUrl ? wakeupsOf(db, config) : undefined,
     payments: undefined as unknown as AppContext['payments'],

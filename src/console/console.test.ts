@@ -2,10 +2,12 @@
 // audited with its state before and after; bad input (a price below zero, a coefficient of zero, an
 // adjust without a note, an unknown messaging id) answered on the page with nothing changed; and no
 // full API key or webhook secret on any page but the one answer that created the key.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, createTestApp, patchKey, type TestApp, type TestKey } from '../testing/app.js';
 import { consoleSignIn } from '../testing/console.js';
+import { ENGINES } from '../testing/db.js';
 import { cookieFrom, csrfOf, postForm } from '../testing/panel.js';
+import { balanceRub, expectLedgerClean, type PaymentsHarness, paymentsHarness } from '../testing/payments.js';
 
 let app: TestApp;
 let cookie: string;
@@ -309,5 +311,181 @@ describe('maintenance, tasks, webhooks, providers, margin, audit', () => {
     const bad = await get('/console/margin?from=2026-02-30');
     expect(bad.statusCode).toBe(422);
     expect(bad.body).toContain('from is not a valid date');
+  });
+});
+
+// Money in: top-ups of every account with filters, refunds (done, refused with nothing changed),
+// and codes shown once; on both engines (the list and the refunds and codes under it are queries).
+describe.each(ENGINES)('money in on %s', (engine) => {
+  let h: PaymentsHarness;
+  let jar: string;
+  beforeEach(async () => {
+    h = await paymentsHarness(engine);
+    jar = await consoleSignIn(h.app);
+  });
+  afterEach(async () => {
+    await expectLedgerClean(h.app);
+    await h.dispose();
+  });
+
+  const page = (url: string) => h.app.http.inject({ method: 'GET', url, headers: { cookie: jar } });
+  async function send(url: string, fields: Record<string, string>, from: string) {
+    return postForm(h.app, url, jar, { ...fields, _csrf: csrfOf((await page(from)).body) });
+  }
+  const audits = (action: string) =>
+    h.app.ctx.storage.db.selectFrom('operator_audit').selectAll().where('action', '=', action).execute();
+
+  /** A YooKassa top-up of the harness key, paid (or left pending). */
+  async function topup(amount: number, paid = true): Promise<string> {
+    const res = await h.app.http.inject({
+      method: 'POST',
+      url: '/me/topups',
+      headers: h.key.auth,
+      payload: { amount_rub: amount, method: 'yookassa' },
+    });
+    const id = res.json().id as string;
+    if (paid) {
+      const payment = [...h.yookassa.payments.values()].find((p) => p.metadata.topup_id === id)!;
+      h.yookassa.succeed(payment.id);
+      const method = h.app.ctx.payments.methods.get('yookassa')!;
+      await h.app.ctx.payments.topups.apply(method, await method.readPayment(payment.id), 'test');
+    }
+    return id;
+  }
+
+  it('lists top-ups with key, messaging id, provider id, amount and status, and filters them', async () => {
+    const paid = await topup(500);
+    const pending = await topup(300, false);
+    const all = await page('/console/topups');
+    expect(all.statusCode).toBe(200);
+    const row = (await h.app.ctx.storage.topups.byId(paid))!;
+    for (const text of [paid, pending, row.provider_payment_id!, `key #${h.key.keyId}`, '500', 'yookassa'])
+      expect(all.body).toContain(text);
+    const mid = (await h.app.ctx.storage.accounts.byId(Number(row.account_id)))!.messaging_id;
+    expect(all.body).toContain(`href="/console/accounts/${mid}"`);
+
+    const onlyPaid = await page('/console/topups?status=succeeded');
+    expect(onlyPaid.body).toContain(paid);
+    expect(onlyPaid.body).not.toContain(pending);
+    const byMid = await page(`/console/topups?messaging_id=${mid}&method=yookassa`);
+    expect(byMid.body).toContain(paid);
+    const other = await page('/console/topups?messaging_id=999999999');
+    expect(other.body).not.toContain(paid);
+    expect(other.body).toContain('No top-ups match.');
+    const stripe = await page('/console/topups?method=stripe');
+    expect(stripe.body).not.toContain(paid);
+    const bad = await page('/console/topups?status=lost');
+    expect(bad.statusCode).toBe(422);
+    expect(bad.body).toContain('status must be one of');
+    expect((await page('/console/topups?messaging_id=abc')).body).toContain('messaging id must be digits');
+  });
+
+  it('refunds part of a paid top-up through the provider, shows the refund on its row, audited', async () => {
+    const id = await topup(500);
+    const res = await send(
+      `/console/topups/${id}/refund`,
+      { amount_rub: '200', confirm: 'yes' },
+      '/console/topups',
+    );
+    expect(res.statusCode, res.body.slice(0, 500)).toBe(303);
+    expect(res.headers.location).toContain('done=refunded');
+    expect(await balanceRub(h.app, h.key)).toBe(300);
+    const [call] = h.yookassa.server.calls(/^\/v3\/refunds$/, 'POST');
+    expect(call.json.amount).toEqual({ value: '200.00', currency: 'RUB' });
+    const after = await page(res.headers.location as string);
+    expect(after.body).toContain('Refund made');
+    expect(after.body).toMatch(/data-refund="rf_[0-9a-f]+"/);
+    expect(after.body).toMatch(new RegExp(`data-status="${id}">[^]*?refunded`));
+    const [audit] = await audits('topup.refunded');
+    expect(audit.actor).toBe('operator');
+    expect(audit.target).toBe(`topup:${id}`);
+    expect(JSON.parse(audit.before!)).toMatchObject({ status: 'succeeded', amount_micro: 500_000_000 });
+    expect(JSON.parse(audit.after!)).toMatchObject({
+      status: 'refunded',
+      refund: { status: 'succeeded', amount_micro: 200_000_000 },
+    });
+  });
+
+  it('a refund without confirmation, above the balance, or of an unpaid top-up is refused on the page and nothing changes', async () => {
+    const id = await topup(500);
+    const pending = await topup(100, false);
+    const unconfirmed = await send(`/console/topups/${id}/refund`, { amount_rub: '' }, '/console/topups');
+    expect(unconfirmed.statusCode).toBe(422);
+    expect(unconfirmed.body).toContain('Tick the confirmation');
+
+    // The key spends 450 of its 500: a full refund would take it below zero.
+    await h.app.ctx.accounts.adjust(h.key.keyId, '-450', 'spent', { actor: 'admin', ip: '127.0.0.1' });
+    const tooMuch = await send(
+      `/console/topups/${id}/refund`,
+      { amount_rub: '', confirm: 'yes' },
+      '/console/topups',
+    );
+    expect(tooMuch.statusCode).toBe(409);
+    expect(tooMuch.body).toContain('Not refunded');
+    expect(tooMuch.body).toContain('cannot be refunded that much');
+    const unpaid = await send(`/console/topups/${pending}/refund`, { confirm: 'yes' }, '/console/topups');
+    expect(unpaid.statusCode).toBe(409);
+    expect(unpaid.body).toContain('only a succeeded one can be refunded');
+
+    expect(await balanceRub(h.app, h.key)).toBe(50);
+    expect((await h.app.ctx.storage.topups.byId(id))!.status).toBe('succeeded');
+    expect(await h.app.ctx.storage.topups.refundsOfTopups([id, pending])).toEqual([]);
+    expect(h.yookassa.server.calls(/^\/v3\/refunds$/, 'POST')).toHaveLength(0);
+    expect(await audits('topup.refunded')).toHaveLength(0);
+    const noCsrf = await postForm(h.app, `/console/topups/${id}/refund`, jar, { confirm: 'yes' });
+    expect(noCsrf.statusCode).toBe(403);
+  });
+
+  it('creates codes shown once, lists them hashed with their state, audited; a redeemed one shows its key', async () => {
+    const made = await send(
+      '/console/codes',
+      { amount_rub: '150', count: '3', expires_at: '' },
+      '/console/codes',
+    );
+    expect(made.statusCode, made.body.slice(0, 500)).toBe(303);
+    const reveal = cookieFrom(made.headers, 'gengate_console_codes')!;
+    const shown = await h.app.http.inject({
+      method: 'GET',
+      url: made.headers.location as string,
+      headers: { cookie: `${jar}; ${reveal}` },
+    });
+    const codes = /<pre data-new-codes>([^<]+)<\/pre>/.exec(shown.body)![1].split('\n');
+    expect(codes).toHaveLength(3);
+    for (const code of codes) expect(code).toMatch(/^GG-[0-9A-Z]{4}(-[0-9A-Z]{4}){3}$/);
+    expect(cookieFrom(shown.headers, 'gengate_console_codes')).toBe('gengate_console_codes=');
+    const again = await page('/console/codes');
+    for (const code of codes) expect(again.body).not.toContain(code);
+    expect(again.body.match(/data-code-state="cd_[0-9a-f]+">[^<]*<span[^>]*>unused/g)).toHaveLength(3);
+
+    const redeemed = await h.app.http.inject({
+      method: 'POST',
+      url: '/me/redeem',
+      headers: h.key.auth,
+      payload: { code: codes[0] },
+    });
+    expect(redeemed.statusCode).toBe(200);
+    const listed = await page('/console/codes');
+    expect(listed.body).toContain(`key #${h.key.keyId}`);
+    expect(listed.body).toMatch(/>used</);
+    // A used code is no longer revealed, even with the cookie replayed.
+    const replay = await h.app.http.inject({
+      method: 'GET',
+      url: '/console/codes',
+      headers: { cookie: `${jar}; ${reveal}` },
+    });
+    expect(replay.body).not.toContain('data-new-codes');
+
+    const [audit] = await audits('codes.created');
+    const after = JSON.parse(audit.after!);
+    expect(after).toMatchObject({ count: 3, amount_micro: 150_000_000, expires_at: null });
+    expect(after.ids).toHaveLength(3);
+    expect(audit.after).not.toContain(codes[1]);
+
+    const bad = await send('/console/codes', { amount_rub: '0', count: '1' }, '/console/codes');
+    expect(bad.statusCode).toBe(422);
+    expect(bad.body).toContain('amount_rub must be a positive number');
+    const tooMany = await send('/console/codes', { amount_rub: '10', count: '101' }, '/console/codes');
+    expect(tooMany.body).toContain('count must be an integer from 1 to 100');
+    expect(await audits('codes.created')).toHaveLength(1);
   });
 });

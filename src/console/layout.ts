@@ -10,6 +10,8 @@ export type ConsoleSection =
   | 'tasks'
   | 'webhooks'
   | 'maintenance'
+  | 'topups'
+  | 'codes'
   | 'margin'
   | 'audit';
 
@@ -20,6 +22,8 @@ const NAV: { section: ConsoleSection; label: string; href: string }[] = [
   { section: 'tasks', label: 'Tasks', href: '/console/tasks' },
   { section: 'webhooks', label: 'Webhooks', href: '/console/webhooks' },
   { section: 'maintenance', label: 'Maintenance', href: '/console/maintenance' },
+  { section: 'topups', label: 'Top-ups', href: '/console/topups' },
+  { section: 'codes', label: 'Codes', href: '/console/codes' },
   { section: 'margin', label: 'Margin', href: '/console/margin' },
   { section: 'audit', label: 'Audit', href: '/console/audit' },
 ];

@@ -14,6 +14,7 @@ import { registerAuditPages } from './pages/audit.js';
 import { registerMaintenancePages } from './pages/maintenance.js';
 import { registerMarginPages } from './pages/margin.js';
 import { registerModelPages } from './pages/models.js';
+import { registerMoneyPages } from './pages/money.js';
 import { registerProviderPages } from './pages/providers.js';
 import { consoleSignInPage, registerConsoleSignIn, registerConsoleSignOut } from './pages/sign-in.js';
 import { registerTaskPages } from './pages/tasks.js';
@@ -50,6 +51,7 @@ export function registerConsoleRoutes(app: FastifyInstance, ctx: AppContext): vo
       registerTaskPages(signedIn, ctx);
       registerWebhookPages(signedIn, ctx);
       registerMaintenancePages(signedIn, ctx);
+      registerMoneyPages(signedIn, ctx);
       registerMarginPages(signedIn, ctx);
       registerAuditPages(signedIn, ctx);
     });

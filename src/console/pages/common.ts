@@ -19,6 +19,8 @@ const DONE: Record<string, string> = {
   maintenance_on: 'Maintenance is on.',
   maintenance_off: 'Maintenance is off.',
   redelivered: 'Webhook queued for delivery again.',
+  refunded: 'Refund made: the key is debited; its state is on the row.',
+  codes: 'Codes created.',
 };
 
 export function doneFlash(code: unknown): string {

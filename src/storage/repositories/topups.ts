@@ -227,6 +227,29 @@ export class TopupsRepository {
     await this.db.updateTable('topup_refunds').set({ updated_at: now }).where('id', '=', id).execute();
   }
 
+  /** The refunds of these top-ups, newest first (the operator's list shows them on each row). */
+  async refundsOfTopups(topupIds: string[]): Promise<RefundRow[]> {
+    if (topupIds.length === 0) return [];
+    return this.db
+      .selectFrom('topup_refunds')
+      .selectAll()
+      .where('topup_id', 'in', topupIds)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+  }
+
+  /** Codes newest first, `limit` of them (stored hashed: the id, never the code). */
+  async listCodes(limit: number): Promise<CodeRow[]> {
+    return this.db
+      .selectFrom('topup_codes')
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
   async insertCodes(rows: CodeRow[]): Promise<void> {
     if (rows.length > 0) await this.db.insertInto('topup_codes').values(rows).execute();
   }
