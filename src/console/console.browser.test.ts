@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, listenOnLoopback, type TestKey } from '../testing/app.js';
 import { HAVE_BROWSER, launchBrowser } from '../testing/browser.js';
+import { type PaymentsHarness, paymentsHarness } from '../testing/payments.js';
 import { createTaskTestApp, generate, type TaskTestApp, waitForFinal } from '../testing/tasks.js';
 
 const SHOTS = join(import.meta.dirname, '../../test-results/console');
@@ -284,6 +285,118 @@ describe.skipIf(!HAVE_BROWSER)('the operator console in a browser', () => {
             .slice(0, 40) || 'home'
         }-390`,
       );
+    }
+  });
+});
+
+// Money in: the top-ups list with a filter, a refused refund (no confirmation is blocked by the
+// browser; too much is refused by the server on the page), a partial refund shown on its row, and
+// codes created and shown once; both pages at 1280 and 390 px, screenshots in test-results/console/.
+describe.skipIf(!HAVE_BROWSER)('money in on the console in a browser', () => {
+  let h: PaymentsHarness;
+  let browser: Browser;
+  let origin: string;
+  let page: Page;
+  let paidId: string;
+  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    h = await paymentsHarness('sqlite');
+    for (const [amount, paid] of [
+      [500, true],
+      [250, false],
+    ] as const) {
+      const res = await h.app.http.inject({
+        method: 'POST',
+        url: '/me/topups',
+        headers: h.key.auth,
+        payload: { amount_rub: amount, method: 'yookassa' },
+      });
+      const id = res.json().id as string;
+      if (!paid) continue;
+      paidId = id;
+      const payment = [...h.yookassa.payments.values()].find((p) => p.metadata.topup_id === id)!;
+      h.yookassa.succeed(payment.id);
+      const method = h.app.ctx.payments.methods.get('yookassa')!;
+      await h.app.ctx.payments.topups.apply(method, await method.readPayment(payment.id), 'test');
+    }
+    origin = await listenOnLoopback(h.app);
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    await page.goto(`${origin}/console`);
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await Promise.all([
+      page.waitForURL(/\/console\/accounts$/),
+      page.getByRole('button', { name: 'Sign in' }).click(),
+    ]);
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await h?.dispose();
+  });
+
+  it('lists and filters top-ups, refuses too large a refund on the page, refunds part', async () => {
+    await page.getByRole('link', { name: 'Top-ups' }).click();
+    await page.waitForURL(/\/console\/topups$/);
+    await expect(page.locator('[data-status]').count()).resolves.toBe(2);
+    await page.getByLabel('Status').selectOption('succeeded');
+    await Promise.all([
+      page.waitForURL(/status=succeeded/),
+      page.getByRole('button', { name: 'Filter' }).click(),
+    ]);
+    await expect(page.locator('[data-status]').count()).resolves.toBe(1);
+
+    const form = page.getByRole('form', { name: `Refund ${paidId}` });
+    await page.getByText('Refund', { exact: true }).first().click();
+    await form.getByLabel(/Amount/).fill('600');
+    await form.getByLabel(/Pay this back/).check();
+    await form.getByRole('button', { name: 'Refund' }).click();
+    await page.waitForSelector('.flash');
+    await expect(page.getByText(/Not refunded: amount_rub must be/).count()).resolves.toBe(1);
+    await shot('topups-refused-1280');
+
+    const again = page.getByRole('form', { name: `Refund ${paidId}` });
+    await page.getByText('Refund', { exact: true }).first().click();
+    await again.getByLabel(/Amount/).fill('200');
+    await again.getByLabel(/Pay this back/).check();
+    await Promise.all([
+      page.waitForURL(/done=refunded/),
+      again.getByRole('button', { name: 'Refund' }).click(),
+    ]);
+    // The filter is kept: the refunded top-up is now under status=refunded.
+    await expect(page.getByText('Refund made').count()).resolves.toBe(1);
+    await page.goto(`${origin}/console/topups?status=refunded`);
+    await expect(page.locator('[data-refund]').count()).resolves.toBe(1);
+    await expect(page.locator(`[data-status="${paidId}"]`).textContent()).resolves.toContain('refunded');
+    expect(Number((await h.app.ctx.storage.keys.balanceOf(h.key.keyId))!.balance)).toBe(300_000_000);
+    await shot('topups-1280');
+  });
+
+  it('creates codes shown once and lists them', async () => {
+    await page.getByRole('link', { name: 'Codes' }).click();
+    await page.getByLabel('Amount, ₽').fill('100');
+    await page.getByLabel(/Count/).fill('2');
+    await Promise.all([page.waitForURL(/done=codes/), page.getByRole('button', { name: 'Create' }).click()]);
+    const codes = (await page.locator('[data-new-codes]').textContent())!.split('\n');
+    expect(codes).toHaveLength(2);
+    await expect(page.locator('[data-code-state]').count()).resolves.toBe(2);
+    await shot('codes-1280');
+    await page.reload();
+    await expect(page.locator('[data-new-codes]').count()).resolves.toBe(0);
+  });
+
+  it('both pages fit 390 px without sideways scrolling', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const url of ['/console/topups', '/console/codes']) {
+      await page.goto(`${origin}${url}`);
+      const width = await page.evaluate(
+        () => (globalThis as any).document.documentElement.scrollWidth as number,
+      );
+      expect(width, url).toBeLessThanOrEqual(390);
+      await shot(`${url.replace('/console/', '')}-390`);
     }
   });
 });
