@@ -86,7 +86,7 @@ export function registerMoneyPages(app: FastifyInstance, ctx: AppContext): void 
       const rows = page.data.map((t) => [
         `<code>${escapeHtml(t.row.id)}</code><div class="muted">${escapeHtml(t.row.method)} · <code>${escapeHtml(t.row.provider_payment_id ?? '—')}</code></div>`,
         `<a href="/console/accounts/${Number(t.row.messaging_id)}">${Number(t.row.messaging_id)}</a><div class="muted">key #${Number(t.row.key_id)}</div>`,
-        `${formatRub(Number(t.row.amount))}<div class="muted">${escapeHtml(t.row.charge_currency)} ${Number(t.row.charge_minor) / 100}</div>`,
+        `${formatRub(Number(t.row.amount))}<div class="muted">${escapeHtml(t.row.charge_currency.toUpperCase())} ${Number(t.row.charge_minor) / 100}</div>`,
         `<span data-status="${escapeHtml(t.row.id)}">${stateBadge(t.row.status)}</span>${refundsText(t)}${refundForm(t, csrf, query)}`,
         `${formatTime(Number(t.row.created_at))}${t.row.paid_at !== null ? `<div class="muted">paid ${formatTime(Number(t.row.paid_at))}</div>` : ''}${t.row.refunded_at !== null ? `<div class="muted">refunded ${formatTime(Number(t.row.refunded_at))}</div>` : ''}`,
       ]);
