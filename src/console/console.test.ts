@@ -487,11 +487,26 @@ describe.each(ENGINES)('money in on %s', (engine) => {
     const tooMany = await send('/console/codes', { amount_rub: '10', count: '101' }, '/console/codes');
     expect(tooMany.body).toContain('count must be an integer from 1 to 100');
     expect(await audits('codes.created')).toHaveLength(1);
+    const dated = await send(
+      '/console/codes',
+      { amount_rub: '5', count: '1', expires_at: '2099-01-01' },
+      '/console/codes',
+    );
+    expect(dated.statusCode).toBe(303);
+    const [newest] = await h.app.ctx.storage.topups.listCodes(1);
+    expect(Number(newest.expires_at)).toBe(Date.parse('2099-01-01'));
+    const past = await send(
+      '/console/codes',
+      { amount_rub: '5', count: '1', expires_at: '2020-01-01' },
+      '/console/codes',
+    );
+    expect(past.statusCode).toBe(422);
+    expect(past.body).toContain('expires_at must be a future time');
     // Without the form's CSRF token, or without a session, nothing is made.
     expect((await postForm(h.app, '/console/codes', jar, { amount_rub: '10' })).statusCode).toBe(403);
     const signedOut = await h.app.http.inject({ method: 'GET', url: '/console/codes' });
     expect(signedOut.statusCode).toBe(401);
     expect(signedOut.body).not.toContain('data-code-state');
-    expect(await h.app.ctx.storage.topups.listCodes(10)).toHaveLength(3);
+    expect(await h.app.ctx.storage.topups.listCodes(10)).toHaveLength(4);
   });
 });
