@@ -129,7 +129,7 @@ export async function buildContext(
     wakeups: db.engine === 'postgres' && config.databaseUrl ? wakeupsOf(db, config) : undefined,
     payments: undefined as unknown as AppContext['payments'],
   };
-  ctx.payments = buildPaymentServices({
+  ctx.payments = await buildPaymentServices({
     config,
     storage,
     clock,

@@ -1,10 +1,13 @@
 // The payment methods that are on (their secrets are set), by name. The only place that names them.
 import type { PaymentsConfig } from './config.js';
 import type { PaymentMethod } from './method.js';
-import { StripeMethod } from './stripe/adapter.js';
 import { YookassaMethod } from './yookassa/adapter.js';
 
-export function paymentMethodsOf(config: PaymentsConfig): Map<string, PaymentMethod> {
+/**
+ * The Stripe adapter is imported only when Stripe is on: loading the `stripe` package takes 65-85 ms,
+ * which every start (and every CLI command) would otherwise pay for a method most operators leave off.
+ */
+export async function paymentMethodsOf(config: PaymentsConfig): Promise<Map<string, PaymentMethod>> {
   const methods = new Map<string, PaymentMethod>();
   if (config.yookassa) {
     methods.set(
@@ -16,8 +19,10 @@ export function paymentMethodsOf(config: PaymentsConfig): Map<string, PaymentMet
       }),
     );
   }
-  if (config.stripe)
+  if (config.stripe) {
+    const { StripeMethod } = await import('./stripe/adapter.js');
     methods.set('stripe', new StripeMethod({ settings: config.stripe, timeoutMs: config.providerTimeoutMs }));
+  }
   return methods;
 }
 

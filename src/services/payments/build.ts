@@ -18,7 +18,7 @@ export interface PaymentServices {
   codes: CodeService;
 }
 
-export function buildPaymentServices(deps: {
+export async function buildPaymentServices(deps: {
   config: Config;
   storage: Storage;
   clock: Clock;
@@ -27,9 +27,9 @@ export function buildPaymentServices(deps: {
   events?: TopupEvents;
   /** Tests replace the methods built from the settings. */
   methods?: Map<string, PaymentMethod>;
-}): PaymentServices {
+}): Promise<PaymentServices> {
   const { config, storage, clock, events } = deps;
-  const methods = deps.methods ?? paymentMethodsOf(config.payments);
+  const methods = deps.methods ?? (await paymentMethodsOf(config.payments));
   const topups = new TopupService({
     storage,
     clock,
