@@ -25,7 +25,7 @@ import { AppError, errorBody } from '../../domain/errors.js';
 import { Cancellation } from '../../providers/cancellation.js';
 import type { ChatProvider } from '../../providers/chat-provider.js';
 import { LedgerIntegrityError } from '../../storage/ledger/ledger.js';
-import type { UsageStatus } from '../../storage/repositories/usage.js';
+import type { UsageOutcome, UsageStatus } from '../../storage/repositories/usage.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedKey } from '../auth.js';
 import type { Clock } from '../clock.js';
@@ -279,44 +279,66 @@ export class ChatCall {
       const cost = usage
         ? Math.min(chatCost(usage.promptTokens, usage.completionTokens, this.init.prices), this.init.hold)
         : 0;
-      // Counted by the attempt that commits, a retry in the background included.
-      const counted = (settled: boolean): boolean => {
-        if (settled)
-          this.deps.metrics?.chatSettled({
-            model: this.init.publicModel,
-            provider: this.init.provider.name,
-            status,
-            inputTokens: usage?.promptTokens ?? 0,
-            outputTokens: usage?.completionTokens ?? 0,
-            cost,
-            hold: this.init.hold,
-            durationMs: now - this.init.startedAt,
-          });
-        return settled;
-      };
-      const settled = await settleDurably(async () =>
-        counted(
-          await this.deps.storage.chatBilling.settle(
-            { keyId: this.init.key.keyId, accountId: this.init.key.accountId, now },
-            this.init.id,
-            this.init.hold,
-            {
-              status,
-              inputTokens: usage?.promptTokens ?? 0,
-              outputTokens: usage?.completionTokens ?? 0,
-              cost,
-              latencyMs: Math.max(0, now - this.init.startedAt),
-              provider: this.init.providerName ?? this.init.provider.name,
-              providerCost: chatProviderCost(this.init.providerCost ?? null, usage),
-            },
-          ),
-        ),
+      const settled = await settleHold(
+        this.deps,
+        this.init.key,
+        this.init.id,
+        this.init.hold,
+        this.init.startedAt,
+        now,
+        this.init.publicModel,
+        this.init.provider.name,
+        {
+          status,
+          inputTokens: usage?.promptTokens ?? 0,
+          outputTokens: usage?.completionTokens ?? 0,
+          cost,
+          latencyMs: Math.max(0, now - this.init.startedAt),
+          provider: this.init.providerName ?? this.init.provider.name,
+          providerCost: chatProviderCost(this.init.providerCost ?? null, usage),
+        },
       );
       // Not settled: already resolved elsewhere (the janitor, after a stall), nothing more moved.
       return { status, usage, cost: settled ? cost : 0 };
     })().finally(() => this.deps.onSettled?.());
     return this.settled;
   }
+}
+
+/**
+ * Settles one chat hold with its usage row (ChatBillingRepository), through database failures
+ * (settleDurably), and counts it in the metrics under `model` and `metricsProvider`. `outcome.cost`
+ * must already be within `hold`. False: already resolved elsewhere (the janitor, after a stall).
+ * Shared by ChatCall and ChatService.settleHeld (the Messages API pass-through).
+ */
+export function settleHold(
+  deps: { storage: Storage; metrics?: Metrics },
+  key: AuthenticatedKey,
+  id: string,
+  hold: number,
+  startedAt: number,
+  now: number,
+  model: string,
+  metricsProvider: string,
+  outcome: UsageOutcome,
+): Promise<boolean> {
+  const ref = { keyId: key.keyId, accountId: key.accountId, now };
+  return settleDurably(async () => {
+    const settled = await deps.storage.chatBilling.settle(ref, id, hold, outcome);
+    // Counted by the attempt that commits, a retry in the background included.
+    if (settled)
+      deps.metrics?.chatSettled({
+        model,
+        provider: metricsProvider,
+        status: outcome.status,
+        inputTokens: outcome.inputTokens,
+        outputTokens: outcome.outputTokens,
+        cost: outcome.cost,
+        hold,
+        durationMs: now - startedAt,
+      });
+    return settled;
+  });
 }
 
 /** Waits before each retry of a settlement the database failed (a lost connection, a failover). */

@@ -37,7 +37,7 @@ import type { Clock } from '../clock.js';
 import { capReached } from '../hold-refusal.js';
 import type { Metrics } from '../metrics.js';
 import { BalanceHints } from './balance-hints.js';
-import { ChatCall, DEFAULT_CUT_STREAM_DRAIN_MS, type EarlyUpstream, settleDurably } from './chat-call.js';
+import { ChatCall, DEFAULT_CUT_STREAM_DRAIN_MS, type EarlyUpstream, settleHold } from './chat-call.js';
 import { ChatHoldLease } from './hold-lease.js';
 
 /** Smaller holds tried when the balance keeps moving under a request; then 402. */
@@ -272,33 +272,25 @@ export class ChatService {
     try {
       const now = this.deps.clock.now();
       const cost = Math.min(outcome.cost, held.hold);
-      const settled = await settleDurably(() =>
-        this.deps.storage.chatBilling.settle(
-          { keyId: held.key.keyId, accountId: held.key.accountId, now },
-          held.id,
-          held.hold,
-          {
-            status: outcome.status,
-            inputTokens: outcome.inputTokens,
-            outputTokens: outcome.outputTokens,
-            cost,
-            latencyMs: Math.max(0, now - held.startedAt),
-            provider,
-            providerCost: outcome.providerCost ?? null,
-          },
-        ),
-      );
-      if (settled)
-        this.deps.metrics?.chatSettled({
-          model: held.model.id,
-          provider,
+      const settled = await settleHold(
+        this.deps,
+        held.key,
+        held.id,
+        held.hold,
+        held.startedAt,
+        now,
+        held.model.id,
+        provider,
+        {
           status: outcome.status,
           inputTokens: outcome.inputTokens,
           outputTokens: outcome.outputTokens,
           cost,
-          hold: held.hold,
-          durationMs: now - held.startedAt,
-        });
+          latencyMs: Math.max(0, now - held.startedAt),
+          provider,
+          providerCost: outcome.providerCost ?? null,
+        },
+      );
       return settled ? cost : 0;
     } finally {
       this.requestsInFlight--;
