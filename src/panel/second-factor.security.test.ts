@@ -144,15 +144,19 @@ describe.each(ENGINES)('second-factor brute force on %s', (engine) => {
     expect(res.body).toContain('locked until');
   }
 
-  it('turning 2FA off: 16 connections get exactly 5 checks, then the lock refuses even the right code', async () => {
-    const { owner, cookie, csrf, secret, recovery } = await withTwoFactor();
-    const statuses = await guessConcurrently({
+  /** All the connections' wrong codes at `path` at once, as the owner behind `cookie`. */
+  const guessEveryConnection = (path: string, cookie: string, csrf: string, secret: string) =>
+    guessConcurrently({
       origin,
-      path: '/panel/security/2fa/disable',
+      path,
       cookie,
       fields: { _csrf: csrf },
       codes: wrongCodes(secret, CONNECTIONS * GUESSES_PER_CONNECTION),
     });
+
+  it('turning 2FA off: 16 connections get exactly 5 checks, then the lock refuses even the right code', async () => {
+    const { owner, cookie, csrf, secret, recovery } = await withTwoFactor();
+    const statuses = await guessEveryConnection('/panel/security/2fa/disable', cookie, csrf, secret);
     expect(statuses).toHaveLength(CONNECTIONS * GUESSES_PER_CONNECTION);
     expect(count(statuses, 422)).toBe(SECOND_FACTOR_MAX_FAILURES);
     expect(count(statuses, 429)).toBe(statuses.length - SECOND_FACTOR_MAX_FAILURES);
@@ -181,13 +185,7 @@ describe.each(ENGINES)('second-factor brute force on %s', (engine) => {
 
   it('new recovery codes: 16 connections get exactly 5 checks; the codes stay as they were', async () => {
     const { owner, cookie, csrf, secret, recovery } = await withTwoFactor();
-    const statuses = await guessConcurrently({
-      origin,
-      path: '/panel/security/2fa/recovery-codes',
-      cookie,
-      fields: { _csrf: csrf },
-      codes: wrongCodes(secret, CONNECTIONS * GUESSES_PER_CONNECTION),
-    });
+    const statuses = await guessEveryConnection('/panel/security/2fa/recovery-codes', cookie, csrf, secret);
     expect(count(statuses, 422)).toBe(SECOND_FACTOR_MAX_FAILURES);
     expect(count(statuses, 429)).toBe(statuses.length - SECOND_FACTOR_MAX_FAILURES);
     await expectLockedOnPage(cookie, '/panel/security/2fa/recovery-codes', {
@@ -211,13 +209,7 @@ describe.each(ENGINES)('second-factor brute force on %s', (engine) => {
   it('turning 2FA on: 16 connections get exactly 5 checks against the pending secret', async () => {
     const { owner, cookie, secret } = await withPendingSecret();
     const csrf = csrfOf(await getPage(app, '/panel/security', cookie));
-    const statuses = await guessConcurrently({
-      origin,
-      path: '/panel/security/2fa/confirm',
-      cookie,
-      fields: { _csrf: csrf },
-      codes: wrongCodes(secret, CONNECTIONS * GUESSES_PER_CONNECTION),
-    });
+    const statuses = await guessEveryConnection('/panel/security/2fa/confirm', cookie, csrf, secret);
     expect(count(statuses, 422)).toBe(SECOND_FACTOR_MAX_FAILURES);
     expect(count(statuses, 429)).toBe(statuses.length - SECOND_FACTOR_MAX_FAILURES);
     await expectLockedOnPage(cookie, '/panel/security/2fa/confirm', { _csrf: csrf, code: codeAt(secret) });

@@ -1,5 +1,5 @@
 // Test helpers for money in: a gengate wired to the loopback YooKassa and Stripe fakes.
-import { expect } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import type { Engine } from '../storage/db.js';
 import { checkLedger } from '../storage/ledger/ledger-check.js';
 import { createTestApp, type TestApp, type TestKey } from './app.js';
@@ -73,4 +73,34 @@ export async function balanceRub(app: TestApp, key: TestKey): Promise<number> {
 
 export async function topupEntries(app: TestApp, topupId: string) {
   return app.ctx.storage.ledger.entriesForTask(topupId);
+}
+
+/**
+ * Per test: a fresh harness on `engine`, handed to `use`; after the test the ledger check must be
+ * clean, then the harness is disposed. Call it inside a describe block.
+ */
+export function eachPaymentsHarness(engine: Engine, use: (harness: PaymentsHarness) => void): void {
+  let current: PaymentsHarness;
+  beforeEach(async () => {
+    current = await paymentsHarness(engine);
+    use(current);
+  });
+  afterEach(async () => {
+    await expectLedgerClean(current.app);
+    await current.dispose();
+  });
+}
+
+/** POST /me/topups as the harness's key, with extra headers (e.g. Idempotency-Key). */
+export function createTopup(
+  h: PaymentsHarness,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
+  return h.app.http.inject({
+    method: 'POST',
+    url: '/me/topups',
+    headers: { ...h.key.auth, ...headers },
+    payload: body,
+  });
 }

@@ -3,52 +3,29 @@
 // answered them); a new worker process takes the leased notices over once their lease expires and
 // sends the ones written meanwhile. Telegram accepts each notice exactly once: none lost, none
 // repeated, also across another kill -9 after everything was sent.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openSqlite } from '../storage/db.js';
 import { ADMIN_TOKEN, createTestApp, type TestApp, type TestKey } from '../testing/app.js';
 import type { TestDb } from '../testing/db.js';
 import { TELEGRAM_TEST_TOKEN, TelegramFake } from '../testing/fakes/telegram.js';
+import { kill9, startWorkerProcess as startWorker } from '../testing/worker-process.js';
 
-const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const LEASE_MS = 300;
 const TIMEOUT_MS = 2_000;
 
 function startWorkerProcess(dataDir: string, telegramUrl: string): ChildProcess {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'test',
-    DATA_DIR: dataDir,
-    DEMO: 'false',
-    LOG_LEVEL: 'silent',
+  return startWorker(dataDir, {
     WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
     WEBHOOK_RETRY_DELAYS_MS: '100,100',
     LEASE_MS: String(LEASE_MS),
-    WORKER_POLL_INTERVAL_MS: '20',
     TELEGRAM_BOT_TOKEN: TELEGRAM_TEST_TOKEN,
     TELEGRAM_BOT_USERNAME: 'gengate_test_bot',
     TELEGRAM_API_URL: telegramUrl,
-  };
-  delete env.DATABASE_URL;
-  delete env.REDIS_URL;
-  const child = spawn(process.execPath, ['bin/gengate.mjs', 'serve', '--role', 'worker'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
   });
-  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[worker ${child.pid}] ${chunk}`));
-  return child;
-}
-
-async function kill9(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once('exit', done));
-  child.kill('SIGKILL');
-  await exited;
 }
 
 describe('low-balance notices survive a kill -9 of the worker process', () => {

@@ -2,12 +2,11 @@
 // killed with SIGKILL while its attempts are in flight; a new worker process must take the leased
 // deliveries over once their lease expires, deliver the ones queued meanwhile, and lose none. Then
 // `gengate webhooks redeliver ID` sends one of them again.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../cli/cli.js';
 import { enqueueTaskWebhook } from '../services/webhooks/outbox.js';
@@ -15,40 +14,18 @@ import { openSqlite } from '../storage/db.js';
 import { createTestApp, type TestApp, testConfig } from '../testing/app.js';
 import type { TestDb } from '../testing/db.js';
 import { type Receiver, startReceiver } from '../testing/webhook-receiver.js';
+import { kill9, startWorkerProcess as startWorker } from '../testing/worker-process.js';
 
-const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const WEBHOOK_TIMEOUT_MS = 2_000;
 const LEASE_MS = 300;
 
 function startWorkerProcess(dataDir: string): ChildProcess {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'test',
-    DATA_DIR: dataDir,
-    DEMO: 'false',
-    LOG_LEVEL: 'silent',
+  return startWorker(dataDir, {
     WEBHOOK_ALLOW_PRIVATE: 'true',
     WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
     WEBHOOK_RETRY_DELAYS_MS: '100,100',
     LEASE_MS: String(LEASE_MS),
-    WORKER_POLL_INTERVAL_MS: '20',
-  };
-  delete env.DATABASE_URL;
-  delete env.REDIS_URL;
-  const child = spawn(process.execPath, ['bin/gengate.mjs', 'serve', '--role', 'worker'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
   });
-  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[worker ${child.pid}] ${chunk}`));
-  return child;
-}
-
-async function kill9(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once('exit', done));
-  child.kill('SIGKILL');
-  await exited;
 }
 
 describe('webhook deliveries survive a kill -9 of the worker process', () => {

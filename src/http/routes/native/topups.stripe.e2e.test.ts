@@ -1,14 +1,14 @@
 // Top-ups through Stripe Checkout, end to end on both engines: the session created through the
 // official package against the loopback fake, signed events at the hook (forged, stale, replayed),
 // the currency conversion, and reconcile. After every scenario the ledger check is clean.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stripeCharge } from '../../../payments/stripe/adapter.js';
 import { ENGINES } from '../../../testing/db.js';
 import {
   balanceRub,
-  expectLedgerClean,
+  createTopup,
+  eachPaymentsHarness,
   type PaymentsHarness,
-  paymentsHarness,
   topupEntries,
 } from '../../../testing/payments.js';
 
@@ -23,21 +23,12 @@ describe('stripe charge conversion', () => {
 
 describe.each(ENGINES)('top-ups by Stripe on %s', (engine) => {
   let h: PaymentsHarness;
-  beforeEach(async () => {
-    h = await paymentsHarness(engine);
-  });
-  afterEach(async () => {
-    await expectLedgerClean(h.app);
-    await h.dispose();
+  eachPaymentsHarness(engine, (harness) => {
+    h = harness;
   });
 
   const create = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    h.app.http.inject({
-      method: 'POST',
-      url: '/me/topups',
-      headers: { ...h.key.auth, ...headers },
-      payload: body,
-    });
+    createTopup(h, body, headers);
   const send = (event: { body: string; signature: string }) =>
     h.app.http.inject({
       method: 'POST',

@@ -1,9 +1,11 @@
 // Top-ups through YooKassa, end to end on both engines: the HTTP API, the loopback fake, the
 // notification hook and reconcile. After every scenario the ledger check is clean.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ENGINES } from '../../../testing/db.js';
 import {
   balanceRub,
+  createTopup,
+  eachPaymentsHarness,
   expectLedgerClean,
   type PaymentsHarness,
   paymentsHarness,
@@ -12,21 +14,12 @@ import {
 
 describe.each(ENGINES)('top-ups by YooKassa on %s', (engine) => {
   let h: PaymentsHarness;
-  beforeEach(async () => {
-    h = await paymentsHarness(engine);
-  });
-  afterEach(async () => {
-    await expectLedgerClean(h.app);
-    await h.dispose();
+  eachPaymentsHarness(engine, (harness) => {
+    h = harness;
   });
 
   const create = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    h.app.http.inject({
-      method: 'POST',
-      url: '/me/topups',
-      headers: { ...h.key.auth, ...headers },
-      payload: body,
-    });
+    createTopup(h, body, headers);
   const hook = (body: unknown, remoteAddress = '127.0.0.1') =>
     h.app.http.inject({
       method: 'POST',
