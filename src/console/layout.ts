@@ -1,6 +1,6 @@
 // The frame of every console page (the shared shell of src/web/layout.ts): the console's sections
 // and the maintenance banner.
-import { csrfInput, renderShell } from '../web/layout.js';
+import { csrfInput, renderSitePage, type SiteFrame, type SitePageOptions } from '../web/layout.js';
 import type { ConsoleSession } from './console-context.js';
 
 export type ConsoleSection =
@@ -36,33 +36,18 @@ export function csrfField(session: ConsoleSession): string {
   return csrfInput(session.csrfToken);
 }
 
-export function renderConsolePage(options: {
-  title: string;
-  active?: ConsoleSection;
-  session?: ConsoleSession;
-  body: string;
-  head?: string;
-}): string {
-  const { session } = options;
-  return renderShell({
-    title: options.title,
-    brand: { label: 'gengate console', href: '/console' },
-    assets: CONSOLE_ASSETS,
-    signedIn: session && {
-      nav: NAV.map((item) => ({
-        label: item.label,
-        href: item.href,
-        active: item.section === options.active,
-      })),
-      navLabel: 'Console sections',
-      identity: 'operator',
-      signOutAction: '/console/logout',
-      csrfToken: session.csrfToken,
-    },
-    banner: session?.maintenance
-      ? '<div class="banner" role="status">Maintenance is on: the API answers 503 to new requests. Turn it off on the Maintenance page.</div>'
-      : '',
-    body: options.body,
-    head: `${CONSOLE_CSS}${options.head ?? ''}`,
-  });
+const CONSOLE_FRAME: SiteFrame<ConsoleSection, ConsoleSession> = {
+  brand: { label: 'gengate console', href: '/console' },
+  assets: CONSOLE_ASSETS,
+  nav: NAV,
+  navLabel: 'Console sections',
+  signOutAction: '/console/logout',
+  identity: () => 'operator',
+  maintenanceNotice:
+    'Maintenance is on: the API answers 503 to new requests. Turn it off on the Maintenance page.',
+  head: CONSOLE_CSS,
+};
+
+export function renderConsolePage(options: SitePageOptions<ConsoleSection, ConsoleSession>): string {
+  return renderSitePage(CONSOLE_FRAME, options);
 }

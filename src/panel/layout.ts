@@ -1,6 +1,6 @@
 // The frame of every panel page (the shared shell of src/web/layout.ts): the panel's navigation,
 // the owner's account, and the maintenance banner.
-import { csrfInput, renderShell } from '../web/layout.js';
+import { csrfInput, renderSitePage, type SiteFrame, type SitePageOptions } from '../web/layout.js';
 import type { PanelSession } from './panel-context.js';
 
 export type PanelSection =
@@ -24,39 +24,24 @@ const NAV: { section: PanelSection; label: string; href: string }[] = [
   { section: 'security', label: 'Security', href: '/panel/security' },
 ];
 
-export interface PageOptions {
-  title: string;
-  /** The highlighted navigation entry; omitted on pages outside the navigation (sign-in). */
-  active?: PanelSection;
-  /** The signed-in owner (request.panel); without it the page has no navigation (sign-in pages). */
-  session?: PanelSession;
-  /** The page's HTML, built with the helpers of src/web/html.ts. */
-  body: string;
-  /** Extra tags for <head> (a page's own stylesheet or script). */
-  head?: string;
-}
+export type PageOptions = SitePageOptions<PanelSection, PanelSession>;
 
 /** The hidden CSRF field every POST form of a signed-in page carries. */
 export function csrfField(session: PanelSession): string {
   return csrfInput(session.csrfToken);
 }
 
-export function renderPage({ title, active, session, body, head = '' }: PageOptions): string {
-  return renderShell({
-    title,
-    brand: { label: 'gengate', href: '/panel' },
-    assets: '/panel/assets',
-    signedIn: session && {
-      nav: NAV.map((item) => ({ label: item.label, href: item.href, active: item.section === active })),
-      navLabel: 'Panel sections',
-      identity: `#${session.messagingId}`,
-      signOutAction: '/panel/logout',
-      csrfToken: session.csrfToken,
-    },
-    banner: session?.maintenance
-      ? '<div class="banner" role="status">Maintenance is on: new requests are refused for now. Balances and history stay available here.</div>'
-      : '',
-    body,
-    head,
-  });
+const PANEL_FRAME: SiteFrame<PanelSection, PanelSession> = {
+  brand: { label: 'gengate', href: '/panel' },
+  assets: '/panel/assets',
+  nav: NAV,
+  navLabel: 'Panel sections',
+  signOutAction: '/panel/logout',
+  identity: (session) => `#${session.messagingId}`,
+  maintenanceNotice:
+    'Maintenance is on: new requests are refused for now. Balances and history stay available here.',
+};
+
+export function renderPage(options: PageOptions): string {
+  return renderSitePage(PANEL_FRAME, options);
 }

@@ -75,3 +75,60 @@ ${options.body}
 </main>
 </body></html>`;
 }
+
+/** What one site (the panel or the console) fixes about its pages; the rest comes per page. */
+export interface SiteFrame<Section extends string, Session extends SiteSession> {
+  brand: { label: string; href: string };
+  assets: string;
+  nav: { section: Section; label: string; href: string }[];
+  navLabel: string;
+  signOutAction: string;
+  /** Who is signed in, shown beside sign-out (text). */
+  identity: (session: Session) => string;
+  /** The maintenance banner's text (the site says what maintenance means to its readers). */
+  maintenanceNotice: string;
+  /** Tags every page of the site adds to <head> before the page's own. */
+  head?: string;
+}
+
+/** The parts of a signed-in session the frame reads. */
+export interface SiteSession {
+  csrfToken: string;
+  maintenance: boolean;
+}
+
+export interface SitePageOptions<Section extends string, Session extends SiteSession> {
+  title: string;
+  /** The highlighted navigation entry; omitted on pages outside the navigation (sign-in). */
+  active?: Section;
+  /** The signed-in session; without it the page has no navigation (sign-in pages). */
+  session?: Session;
+  /** The page's HTML, built with the helpers of src/web/html.ts. */
+  body: string;
+  /** Extra tags for <head> (a page's own stylesheet or script). */
+  head?: string;
+}
+
+/** A page of one site: its navigation, identity and maintenance banner around the page's body. */
+export function renderSitePage<Section extends string, Session extends SiteSession>(
+  site: SiteFrame<Section, Session>,
+  { title, active, session, body, head = '' }: SitePageOptions<Section, Session>,
+): string {
+  return renderShell({
+    title,
+    brand: site.brand,
+    assets: site.assets,
+    signedIn: session && {
+      nav: site.nav.map((item) => ({ label: item.label, href: item.href, active: item.section === active })),
+      navLabel: site.navLabel,
+      identity: site.identity(session),
+      signOutAction: site.signOutAction,
+      csrfToken: session.csrfToken,
+    },
+    banner: session?.maintenance
+      ? `<div class="banner" role="status">${escapeHtml(site.maintenanceNotice)}</div>`
+      : '',
+    body,
+    head: `${site.head ?? ''}${head}`,
+  });
+}

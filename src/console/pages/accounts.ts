@@ -9,9 +9,10 @@ import { maskApiKey } from '../../domain/keys/api-key.js';
 import type { presentKeyLimits } from '../../domain/keys/limits.js';
 import type { KeyForm, keySummary } from '../../services/operator/operator-console.js';
 import { badge, card, escapeHtml, flash, formatRub, formatTime, pageHeader, table } from '../../web/html.js';
-import { formBody, readCookie, sendHtml, setSiteCookie } from '../../web/http.js';
+import { formBody, sendHtml } from '../../web/http.js';
 import { CONSOLE_ROUTE, operatorOf } from '../console-context.js';
 import { csrfField, renderConsolePage } from '../layout.js';
+import { showOnceCookie } from '../show-once.js';
 import { change, doneFlash, idParam, one } from './common.js';
 
 type Key = ReturnType<typeof keySummary> & { limits: ReturnType<typeof presentKeyLimits> };
@@ -22,7 +23,6 @@ type Key = ReturnType<typeof keySummary> & { limits: ReturnType<typeof presentKe
  * shown once, and a reload neither shows it again nor sends the form again.
  */
 const REVEAL_COOKIE = 'gengate_console_reveal';
-const REVEAL_SECONDS = 60;
 
 const coefficientText = (ppm: number) => String(ppm / 1_000_000);
 
@@ -77,18 +77,12 @@ function keyCard(mid: number, key: Key, request: FastifyRequest): string {
 export function registerAccountPages(app: FastifyInstance, ctx: AppContext): void {
   const ops = ctx.operator.console;
   const secure = ctx.config.publicUrl.startsWith('https:');
-  const reveal = (reply: FastifyReply, value: string) =>
-    setSiteCookie(reply, REVEAL_COOKIE, value, REVEAL_SECONDS, {
-      path: '/console',
-      sameSite: 'Strict',
-      secure,
-    });
+  const revealCookie = showOnceCookie(REVEAL_COOKIE, secure);
 
   /** The card of what was just made (a key's value, a panel link), read off the cookie once. */
   async function revealed(request: FastifyRequest, reply: FastifyReply, mid: number): Promise<string> {
-    const value = readCookie(request, REVEAL_COOKIE);
+    const value = revealCookie.take(request, reply);
     if (!value) return '';
-    reveal(reply, '');
     const link = /^p_([A-Za-z0-9_-]{20,100})$/.exec(value);
     if (link) {
       const url = `${ctx.config.publicUrl}/panel/login?token=${link[1]}`;
@@ -226,7 +220,7 @@ ${card(
       if (!(error instanceof AppError) || error.status >= 500) throw error;
       return accountPage(request, reply, flash('error', error.message), '', error.status);
     }
-    reveal(reply, `${made.key.id}_${made.secret}`);
+    revealCookie.put(reply, `${made.key.id}_${made.secret}`);
     return reply.redirect(`/console/accounts/${request.params.mid}?done=key`, 303);
   });
 
@@ -273,7 +267,7 @@ ${card(
 
   app.post<WithMid>('/console/accounts/:mid/panel-link', CONSOLE_ROUTE, async (request, reply) => {
     const url = await ops.panelLink(request.params.mid, operatorOf(request));
-    reveal(reply, `p_${new URL(url).searchParams.get('token')}`);
+    revealCookie.put(reply, `p_${new URL(url).searchParams.get('token')}`);
     return reply.redirect(`/console/accounts/${request.params.mid}?done=panel_link`, 303);
   });
 }

@@ -11,14 +11,14 @@ import {
   TOPUP_STATUSES,
 } from '../../services/operator/operator-payments.js';
 import { badge, card, escapeHtml, flash, formatRub, formatTime, pageHeader, table } from '../../web/html.js';
-import { formBody, readCookie, sendHtml, setSiteCookie } from '../../web/http.js';
+import { formBody, sendHtml } from '../../web/http.js';
 import { CONSOLE_ROUTE, operatorOf } from '../console-context.js';
 import { csrfField, renderConsolePage } from '../layout.js';
+import { showOnceCookie } from '../show-once.js';
 import { doneFlash, one } from './common.js';
 
 /** New codes travel to the page that shows them once in this short-lived cookie (as a new key does). */
 const CODES_COOKIE = 'gengate_console_codes';
-const REVEAL_SECONDS = 60;
 const CODE_SHAPE = /^GG-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}$/;
 
 const TONE: Record<string, 'ok' | 'warn' | 'muted' | 'error'> = {
@@ -56,12 +56,7 @@ function refundForm(t: OperatorTopup, csrf: string, query: string): string {
 export function registerMoneyPages(app: FastifyInstance, ctx: AppContext): void {
   const money = ctx.operator.payments;
   const secure = ctx.config.publicUrl.startsWith('https:');
-  const reveal = (reply: FastifyReply, value: string) =>
-    setSiteCookie(reply, CODES_COOKIE, value, REVEAL_SECONDS, {
-      path: '/console',
-      sameSite: 'Strict',
-      secure,
-    });
+  const codesCookie = showOnceCookie(CODES_COOKIE, secure);
 
   async function topupsPage(request: FastifyRequest, reply: FastifyReply, message = '', status = 200) {
     const q = request.query as Record<string, unknown>;
@@ -154,9 +149,8 @@ ${card('Top-ups', list)}`;
   async function codesPage(request: FastifyRequest, reply: FastifyReply, message = '', status = 200) {
     let fresh = '';
     if (request.method === 'GET') {
-      const value = readCookie(request, CODES_COOKIE);
+      const value = codesCookie.take(request, reply);
       if (value) {
-        reveal(reply, '');
         const codes = value.split('_');
         if (
           codes.length <= CONSOLE_MAX_CODES &&
@@ -224,7 +218,7 @@ ${card(
       if (!(error instanceof AppError) || error.status >= 500) throw error;
       return codesPage(request, reply, flash('error', error.message), error.status);
     }
-    reveal(reply, codes.join('_'));
+    codesCookie.put(reply, codes.join('_'));
     return reply.redirect('/console/codes?done=codes', 303);
   });
 }

@@ -107,31 +107,32 @@ ${card(
     return show(request, reply, flash('error', wrongCodeMessage(checked, now, hint)), '', 422);
   }
 
-  app.post('/panel/security/2fa/confirm', PANEL_ROUTE, async (request, reply) => {
-    const code = formBody(request).get('code') ?? '';
-    const checked = await twoFactor.confirmSetup(request.panel.accountId, code, actor(request));
-    if (checked.outcome !== 'accepted')
-      return refused(request, reply, checked, 'Type the code your app shows now.');
-    return show(
-      request,
-      reply,
-      flash('ok', 'Two-factor authentication is on.'),
-      recoveryCodesCard(checked.value),
-    );
-  });
+  // Turning two-factor on and replacing the recovery codes both check a code from the app, then
+  // show the new recovery codes once.
+  function codeThenRecoveryCodes(
+    path: string,
+    check: (accountId: number, code: string, by: ReturnType<typeof actor>) => Promise<CodeCheck<string[]>>,
+    done: string,
+  ) {
+    app.post(path, PANEL_ROUTE, async (request, reply) => {
+      const code = formBody(request).get('code') ?? '';
+      const checked = await check(request.panel.accountId, code, actor(request));
+      if (checked.outcome !== 'accepted')
+        return refused(request, reply, checked, 'Type the code your app shows now.');
+      return show(request, reply, flash('ok', done), recoveryCodesCard(checked.value));
+    });
+  }
 
-  app.post('/panel/security/2fa/recovery-codes', PANEL_ROUTE, async (request, reply) => {
-    const code = formBody(request).get('code') ?? '';
-    const checked = await twoFactor.regenerateRecoveryCodes(request.panel.accountId, code, actor(request));
-    if (checked.outcome !== 'accepted')
-      return refused(request, reply, checked, 'Type the code your app shows now.');
-    return show(
-      request,
-      reply,
-      flash('ok', 'New recovery codes made; the old ones no longer work.'),
-      recoveryCodesCard(checked.value),
-    );
-  });
+  codeThenRecoveryCodes(
+    '/panel/security/2fa/confirm',
+    (accountId, code, by) => twoFactor.confirmSetup(accountId, code, by),
+    'Two-factor authentication is on.',
+  );
+  codeThenRecoveryCodes(
+    '/panel/security/2fa/recovery-codes',
+    (accountId, code, by) => twoFactor.regenerateRecoveryCodes(accountId, code, by),
+    'New recovery codes made; the old ones no longer work.',
+  );
 
   app.post('/panel/security/2fa/disable', PANEL_ROUTE, async (request, reply) => {
     const code = formBody(request).get('code') ?? '';
