@@ -6,6 +6,7 @@
 import type { ErrorCode } from '../../domain/errors.js';
 import { type JsonSchema, ref } from './components.js';
 import type { ErrorExamples } from './errors.js';
+import { hookBody, hookReceived } from './hook-docs.js';
 import { PAYMENT_OPERATIONS } from './payment-operations.js';
 
 export interface SuccessDoc {
@@ -1073,23 +1074,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: "An upstream provider's callback (for the providers, not for clients)",
     description:
       "A callback is only a hint to poll the job now: the result always comes from the provider's own API. The body is read raw, whatever its content type.",
-    body: {
-      schema: { type: 'object', additionalProperties: true },
-      required: false,
-      alsoAs: ['*/*'],
-      raw: true,
-    },
-    success: [
-      {
-        status: 200,
-        description: 'Taken',
-        schema: {
-          type: 'object',
-          properties: { received: { type: 'boolean', enum: [true] } },
-          required: ['received'],
-        },
-      },
-    ],
+    body: hookBody,
+    success: hookReceived,
     errors: ['not_found', 'invalid_signature', 'payload_too_large'],
   },
 };

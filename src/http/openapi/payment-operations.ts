@@ -1,6 +1,7 @@
 // The OpenAPI entries of money in (top-ups by card and by code, the payment hooks, the operator's
 // list, refunds and codes); merged into OPERATIONS.
 import type { JsonSchema } from './components.js';
+import { hookBody, hookReceived } from './hook-docs.js';
 import type { OperationDoc } from './operations.js';
 
 const topup: JsonSchema = {
@@ -166,23 +167,8 @@ export const PAYMENT_OPERATIONS: Record<string, OperationDoc> = {
     summary: "A payment provider's notification (for YooKassa and Stripe, not for clients)",
     description:
       'YooKassa: read only from YOOKASSA_NOTIFY_IPS (else 403), and only as the id of a payment that is then read back. Stripe: verified by Stripe-Signature (else 400). A method that is off answers 404.',
-    body: {
-      schema: { type: 'object', additionalProperties: true },
-      required: false,
-      alsoAs: ['*/*'],
-      raw: true,
-    },
-    success: [
-      {
-        status: 200,
-        description: 'Taken',
-        schema: {
-          type: 'object',
-          properties: { received: { type: 'boolean', enum: [true] } },
-          required: ['received'],
-        },
-      },
-    ],
+    body: hookBody,
+    success: hookReceived,
     errors: ['not_found', 'invalid_notification', 'ip_not_allowed', 'upstream_error', 'payload_too_large'],
   },
   'GET /admin/topups': {

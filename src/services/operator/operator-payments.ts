@@ -12,7 +12,7 @@ import type { PaymentServices } from '../payments/build.js';
 import { hashCode } from '../payments/codes.js';
 import type { OperatorActor } from './operator-console.js';
 
-export const TOPUP_STATUSES = ['pending', 'succeeded', 'canceled', 'refunded'] as const;
+export { TOPUP_STATUSES } from '../payments/topups.js';
 /** Codes made at once from the console: they travel to the page that shows them in a cookie. */
 export const CONSOLE_MAX_CODES = 100;
 const PAGE = 50;
@@ -75,30 +75,17 @@ export class OperatorPayments {
     return this.deps.payments().topups.methodNames();
   }
 
-  /** Top-ups newest first, filtered; each with its refunds. A bad filter is a clear error. */
+  /** Top-ups newest first, filtered (the payment service checks the filters); each with its refunds. */
   async topups(f: TopupFilters): Promise<{ data: OperatorTopup[]; has_more: boolean }> {
-    const status = f.status || undefined;
-    if (status && !(TOPUP_STATUSES as readonly string[]).includes(status))
-      throw new AppError('invalid_parameter', `status must be one of ${TOPUP_STATUSES.join(', ')}`, 'status');
-    let messagingId: number | undefined;
-    const mid = f.messagingId?.trim();
-    if (mid) {
-      messagingId = /^\d{1,15}$/.test(mid) ? Number(mid) : Number.NaN;
-      if (!Number.isSafeInteger(messagingId))
-        throw new AppError('invalid_parameter', 'messaging id must be digits', 'messaging_id');
-    }
-    const rows = await this.deps.storage.topups.listForAdmin({
-      status,
-      method: f.method || undefined,
-      messagingId,
+    const page = await this.deps.payments().topups.listForAdmin({
+      ...f,
+      messagingId: f.messagingId?.trim(),
       limit: PAGE,
-      after: f.after || undefined,
     });
-    const page = rows.slice(0, PAGE);
-    const refunds = await this.deps.storage.topups.refundsOfTopups(page.map((r) => r.id));
+    const refunds = await this.deps.storage.topups.refundsOfTopups(page.data.map((r) => r.id));
     return {
-      data: page.map((row) => ({ row, refunds: refunds.filter((r) => r.topup_id === row.id) })),
-      has_more: rows.length > PAGE,
+      data: page.data.map((row) => ({ row, refunds: refunds.filter((r) => r.topup_id === row.id) })),
+      has_more: page.has_more,
     };
   }
 

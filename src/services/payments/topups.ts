@@ -16,7 +16,7 @@ import {
   PaymentProviderUnavailable,
 } from '../../payments/method.js';
 import { isUniqueViolation } from '../../storage/db.js';
-import type { TopupRow } from '../../storage/repositories/topups.js';
+import type { AdminTopupRow, TopupRow } from '../../storage/repositories/topups.js';
 import type { Storage } from '../../storage/storage.js';
 import type { Clock } from '../clock.js';
 import {
@@ -25,6 +25,17 @@ import {
   type IdempotencyService,
   type IdempotentRequest,
 } from '../idempotency.js';
+
+export const TOPUP_STATUSES = ['pending', 'succeeded', 'canceled', 'refunded'] as const;
+
+/** The operator's top-up filters as given (query or form text); checked by listForAdmin. */
+export interface AdminTopupQuery {
+  status?: string;
+  method?: string;
+  messagingId?: string;
+  limit: number;
+  after?: string;
+}
 
 /** A top-up still unpaid after this long is canceled. */
 export const TOPUP_PENDING_LIMIT_MS = 24 * 60 * 60 * 1000;
@@ -253,6 +264,30 @@ export class TopupService {
   ): Promise<{ data: TopupRow[]; has_more: boolean }> {
     const rows = await this.deps.storage.topups.listForKey(owner.keyId, owner.accountId, { limit, after });
     return { data: rows.slice(0, limit), has_more: rows.length > limit };
+  }
+
+  /**
+   * Top-ups of every account, newest first, for the operator (GET /admin/topups and the console's
+   * Top-ups page). A bad filter is a clear error; empty filters are no filter.
+   */
+  async listForAdmin(f: AdminTopupQuery): Promise<{ data: AdminTopupRow[]; has_more: boolean }> {
+    const status = f.status || undefined;
+    if (status && !(TOPUP_STATUSES as readonly string[]).includes(status))
+      throw new AppError('invalid_parameter', `status must be one of ${TOPUP_STATUSES.join(', ')}`, 'status');
+    let messagingId: number | undefined;
+    if (f.messagingId) {
+      messagingId = /^\d{1,15}$/.test(f.messagingId) ? Number(f.messagingId) : Number.NaN;
+      if (!Number.isSafeInteger(messagingId))
+        throw new AppError('invalid_parameter', 'messaging id must be digits', 'messaging_id');
+    }
+    const rows = await this.deps.storage.topups.listForAdmin({
+      status,
+      method: f.method || undefined,
+      messagingId,
+      limit: f.limit,
+      after: f.after || undefined,
+    });
+    return { data: rows.slice(0, f.limit), has_more: rows.length > f.limit };
   }
 
   /**
