@@ -36,8 +36,10 @@ export class JsonDepthScanner {
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const end = bytes.length;
     let i = 0;
-    // The next backslash at or after i (end: none), searched again only once passed.
+    // The next backslash and the next quote at or after i (end: none), each searched again only
+    // once passed: a long string with many escapes would otherwise be searched to its end per escape.
     let backslash = -1;
+    let quote = -1;
     while (i < end) {
       if (this.inString) {
         if (this.escaped) {
@@ -45,15 +47,18 @@ export class JsonDepthScanner {
           i++;
           continue;
         }
-        const quote = bytes.indexOf(QUOTE, i);
+        if (quote < i) {
+          quote = bytes.indexOf(QUOTE, i);
+          if (quote < 0) quote = end;
+        }
         if (backslash < i) {
           backslash = bytes.indexOf(BACKSLASH, i);
           if (backslash < 0) backslash = end;
         }
-        if (backslash < end && (quote < 0 || backslash < quote)) {
+        if (backslash < quote) {
           this.escaped = true;
           i = backslash + 1;
-        } else if (quote >= 0) {
+        } else if (quote < end) {
           this.inString = false;
           i = quote + 1;
         } else return true;
