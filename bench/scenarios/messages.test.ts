@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { RAW_RELAY_PATH } from '../baselines/raw-relay.js';
 import type { GengateInstance } from '../gengate.js';
 import { parseOptions } from '../options.js';
 import { TARGETS } from '../targets.js';
@@ -33,6 +34,16 @@ describe('the Messages scenario', () => {
     // The upstream gets the id gengate sends it; otherwise the bodies are the same.
     expect(JSON.parse(targets['direct upstream'].body!).model).toBe('claude-sonnet-4-5-upstream');
     expect(targets['bare pass-through'].body).toBe(targets.gengate.body);
+  });
+
+  it('measures the raw relay on the baselines process with the body the upstream gets', () => {
+    const targets = messagesTargets(env, gengate);
+    expect(targets['raw relay']).toMatchObject({
+      origin: 'http://127.0.0.1:2',
+      path: RAW_RELAY_PATH,
+      method: 'POST',
+    });
+    expect(targets['raw relay'].body).toBe(targets['direct upstream'].body);
   });
 
   it('reports CPU per completed request, and nothing when none completed', () => {

@@ -4,8 +4,11 @@
 //   1. throughput at N connections, gengate ÷ bare (target ≥ 0.5), with the CPU each process
 //      spent per request (from /proc, over the measured run);
 //   2. time to the first event at 1 connection, one stream at a time, the systems taking turns:
-//      gengate − direct upstream (target ≤ 1 ms).
+//      gengate − direct upstream (target ≤ 1 ms), beside the raw relay (node:http reading the bytes and
+//      sending them on unparsed, baselines/raw-relay.ts): the least any gateway that reads the body
+//      first pays on this machine.
 import { readFileSync } from 'node:fs';
+import { RAW_RELAY_PATH } from '../baselines/raw-relay.js';
 import type { GengateInstance } from '../gengate.js';
 import type { HttpTarget } from '../load.js';
 import { MESSAGES_PATH, messagesBody } from '../messages-body.js';
@@ -16,7 +19,7 @@ import type { LoadStats, StreamSummary } from '../types.js';
 import { addFigure, asJob, type BenchEnvironment, describeLoad, log, section } from './context.js';
 import { failure, preflight } from './preflight.js';
 
-export type MessagesSystem = 'gengate' | 'bare pass-through' | 'direct upstream';
+export type MessagesSystem = 'gengate' | 'bare pass-through' | 'raw relay' | 'direct upstream';
 
 /** The same Messages request addressed to each system; gengate with its key as x-api-key. */
 export function messagesTargets(
@@ -37,6 +40,11 @@ export function messagesTargets(
   return {
     gengate: target('gengate', gengate.origin, gengateKey, messagesBody(model)),
     'bare pass-through': target('bare pass-through', env.baselines.origin, 'sk-fake', messagesBody(model)),
+    // The raw relay rewrites nothing: it is sent the body the upstream gets.
+    'raw relay': {
+      ...target('raw relay', env.baselines.origin, 'sk-fake', messagesBody(`${model}-upstream`)),
+      path: RAW_RELAY_PATH,
+    },
     // The upstream gets the id gengate would send it.
     'direct upstream': target(
       'direct upstream',
@@ -64,7 +72,7 @@ export async function messagesScenario(env: BenchEnvironment, gengate: GengateIn
   const gate = failure(await preflight(targets.gengate, 200));
   const measured: Partial<Record<MessagesSystem, LoadStats>> = {};
   const cpu: Partial<Record<MessagesSystem, number | null>> = {};
-  const pids: Record<MessagesSystem, number> = {
+  const pids: Record<Exclude<MessagesSystem, 'raw relay'>, number> = {
     gengate: gengate.child.pid,
     'bare pass-through': env.baselines.child.pid,
     'direct upstream': env.upstream.child.pid,
@@ -127,7 +135,12 @@ async function firstEvent(
   let summaries: Record<string, StreamSummary> = {};
   if (!gate.skip && !gate.invalid) {
     const { streamRounds: rounds, streamsPerRound: perRound } = env.settings;
-    const systems = [targets['direct upstream'], targets['bare pass-through'], targets.gengate];
+    const systems = [
+      targets['direct upstream'],
+      targets['raw relay'],
+      targets['bare pass-through'],
+      targets.gengate,
+    ];
     summaries = await env.load.streams({ targets: systems, warmup: perRound * 4, rounds, perRound });
     for (const target of systems) {
       const s = summaries[target.name];
@@ -140,7 +153,8 @@ async function firstEvent(
   const g = summaries.gengate;
   const d = summaries['direct upstream'];
   const b = summaries['bare pass-through'];
-  const broken = [g, d, b].some((s) => !s || s.streams === 0 || s.failures > 0);
+  const r = summaries['raw relay'];
+  const broken = [g, d, b, r].some((s) => !s || s.streams === 0 || s.failures > 0);
   addFigure(env, {
     id: 'messages-ttfb-added',
     label: 'messages, time to first event at 1 connection, gengate − direct',
@@ -149,6 +163,19 @@ async function firstEvent(
     target: TARGETS.messagesAddedTtfbMs,
     value: g && d ? g.ttfcP50Ms - d.ttfcP50Ms : null,
     detail: `p50 ${formatNumber(g?.ttfcP50Ms)} ms vs direct ${formatNumber(d?.ttfcP50Ms)} ms (bare ${formatNumber(summaries['bare pass-through']?.ttfcP50Ms)} ms)`,
+    skip: gate.skip,
+    invalid: gate.skip
+      ? undefined
+      : (gate.invalid ?? (broken ? 'a stream failed or ended without message_stop' : undefined)),
+  });
+  addFigure(env, {
+    id: 'messages-ttfb-raw-relay',
+    label: 'messages, time to first event at 1 connection, raw relay − direct',
+    engine: gengate.engine,
+    unit: 'ms',
+    target: null,
+    value: r && d ? r.ttfcP50Ms - d.ttfcP50Ms : null,
+    detail: `p50 ${formatNumber(r?.ttfcP50Ms)} ms vs direct ${formatNumber(d?.ttfcP50Ms)} ms: node:http relaying the 90 KB unparsed, the floor of a gateway that reads the body first`,
     skip: gate.skip,
     invalid: gate.skip
       ? undefined
