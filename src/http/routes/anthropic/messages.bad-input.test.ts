@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, createTestApp, type TestApp, type TestKey } from '../../../testing/app.js';
 import { balanceOf, settledUsage } from '../../../testing/chat.js';
 import { FakeAnthropic } from '../../../testing/fakes/anthropic.js';
-import { MESSAGES_BODY_LIMIT_BYTES } from './messages.js';
+import { cannotPoison, MESSAGES_BODY_LIMIT_BYTES } from './messages.js';
 
 const UPSTREAM_KEY = 'sk-ant-api03-bad-input-upstream';
 const CLAUDE = 'claude-sonnet-4-5';
@@ -72,6 +72,20 @@ async function expectRefused(
 describe('bad input: Anthropic-shaped refusals before any hold', () => {
   it('malformed JSON is a 400', async () => {
     await expectRefused(await post('{"model": "claude-sonnet-4-5", '), 400, 'invalid_request_error', /JSON/);
+  });
+
+  it('a __proto__ key (spelled out or escaped) or a constructor.prototype is a 400', async () => {
+    const messages = '"messages": [{"role": "user", "content": "hi"}]';
+    for (const poison of [
+      '"__proto__": {"admin": true}',
+      '"\\u005f_proto__": {"admin": true}',
+      '"metadata": {"constructor": {"prototype": {"admin": true}}}',
+      '"metadata": {"c\\u006fnstructor": {"pr\\u006ftotype": {"admin": true}}}',
+    ]) {
+      const text = `{"model": "${CLAUDE}", "max_tokens": 10, ${messages}, ${poison}}`;
+      expect(cannotPoison(text)).toBe(false);
+      await expectRefused(await post(text), 400, 'invalid_request_error');
+    }
   });
 
   it('a body that is not an object is a 400', async () => {
