@@ -86,6 +86,17 @@ export async function balanceOf(app: TestApp, key: TestKey): Promise<{ balance: 
   return { balance: Number(row.balance), held: Number(row.held) };
 }
 
+/** The key's ledger entries in order, as [kind, amount] (settling writes a capture and a release, either may be 0). */
+export async function ledgerOf(app: TestApp, key: TestKey): Promise<[string, number][]> {
+  const rows = await app.ctx.storage.db
+    .selectFrom('ledger_entries')
+    .select(['kind', 'amount'])
+    .where('key_id', '=', key.keyId)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => [row.kind, Math.abs(Number(row.amount))]);
+}
+
 /** How many rows a table holds. */
 export async function rowCount(
   app: TestApp,

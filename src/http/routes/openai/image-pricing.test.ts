@@ -10,6 +10,7 @@ import {
   createTaskTestApp,
   expectLedgerClean,
   generate,
+  ledgerOf,
   type TaskTestApp,
   waitForFinal,
 } from '../../../testing/tasks.js';
@@ -25,17 +26,6 @@ const RATIO: Record<string, string> = { '1024x1024': '1:1', '1536x1024': '3:2', 
 const combos = Object.entries(PRICES).flatMap(([quality, sizes]) =>
   Object.entries(sizes).map(([size, price]) => ({ quality, size, price })),
 );
-
-/** The key's ledger as [kind, amount]. */
-async function ledgerOf(app: TaskTestApp, key: TestKey): Promise<[string, number][]> {
-  const rows = await app.ctx.storage.db
-    .selectFrom('ledger_entries')
-    .select(['kind', 'amount'])
-    .where('key_id', '=', key.keyId)
-    .orderBy('id')
-    .execute();
-  return rows.map((row) => [row.kind, Math.abs(Number(row.amount))]);
-}
 
 async function onlyTask(app: TaskTestApp, key: TestKey) {
   const rows = await app.ctx.storage.db

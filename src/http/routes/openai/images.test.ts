@@ -11,6 +11,7 @@ import {
   createdRows,
   createTaskTestApp,
   expectLedgerClean,
+  ledgerOf,
   type TaskTestApp,
 } from '../../../testing/tasks.js';
 
@@ -30,17 +31,6 @@ async function objectBytes(app: TaskTestApp, url: string): Promise<Buffer> {
   const res = await app.http.inject({ method: 'GET', url: new URL(url).pathname });
   expect(res.statusCode).toBe(200);
   return res.rawPayload;
-}
-
-/** The key's ledger as [kind, amount] (settling writes a capture and a release, either may be 0). */
-async function ledgerOf(app: TaskTestApp, key: TestKey): Promise<[string, number][]> {
-  const rows = await app.ctx.storage.db
-    .selectFrom('ledger_entries')
-    .select(['kind', 'amount'])
-    .where('key_id', '=', key.keyId)
-    .orderBy('id')
-    .execute();
-  return rows.map((row) => [row.kind, Math.abs(Number(row.amount))]);
 }
 
 async function tasksOf(app: TaskTestApp, key: TestKey) {
