@@ -155,6 +155,9 @@ async function firstEvent(
   const b = summaries['bare pass-through'];
   const r = summaries['raw relay'];
   const broken = [g, d, b, r].some((s) => !s || s.streams === 0 || s.failures > 0);
+  const invalid = gate.skip
+    ? undefined
+    : (gate.invalid ?? (broken ? 'a stream failed or ended without message_stop' : undefined));
   addFigure(env, {
     id: 'messages-ttfb-added',
     label: 'messages, time to first event at 1 connection, gengate − direct',
@@ -164,9 +167,7 @@ async function firstEvent(
     value: g && d ? g.ttfcP50Ms - d.ttfcP50Ms : null,
     detail: `p50 ${formatNumber(g?.ttfcP50Ms)} ms vs direct ${formatNumber(d?.ttfcP50Ms)} ms (bare ${formatNumber(summaries['bare pass-through']?.ttfcP50Ms)} ms)`,
     skip: gate.skip,
-    invalid: gate.skip
-      ? undefined
-      : (gate.invalid ?? (broken ? 'a stream failed or ended without message_stop' : undefined)),
+    invalid,
   });
   addFigure(env, {
     id: 'messages-ttfb-raw-relay',
@@ -177,9 +178,7 @@ async function firstEvent(
     value: r && d ? r.ttfcP50Ms - d.ttfcP50Ms : null,
     detail: `p50 ${formatNumber(r?.ttfcP50Ms)} ms vs direct ${formatNumber(d?.ttfcP50Ms)} ms: node:http relaying the 90 KB unparsed, the floor of a gateway that reads the body first`,
     skip: gate.skip,
-    invalid: gate.skip
-      ? undefined
-      : (gate.invalid ?? (broken ? 'a stream failed or ended without message_stop' : undefined)),
+    invalid,
   });
   addFigure(env, {
     id: 'messages-ttfb-vs-bare',
@@ -190,8 +189,6 @@ async function firstEvent(
     value: g && b ? g.ttfcP50Ms - b.ttfcP50Ms : null,
     detail: `p50 ${formatNumber(g?.ttfcP50Ms)} ms vs bare ${formatNumber(b?.ttfcP50Ms)} ms: what gengate adds beyond reading and forwarding the 90 KB`,
     skip: gate.skip,
-    invalid: gate.skip
-      ? undefined
-      : (gate.invalid ?? (broken ? 'a stream failed or ended without message_stop' : undefined)),
+    invalid,
   });
 }
