@@ -6,7 +6,7 @@ import { coefficientToPpm, rubToMicro } from '../domain/billing/money.js';
 import { isInternalModelId } from '../domain/catalog/model.js';
 import { AppError } from '../domain/errors.js';
 import { displayParts, generateApiKey, hashApiKey } from '../domain/keys/api-key.js';
-import { parseKeyLimits } from '../domain/keys/limits.js';
+import { KEY_SETTING_FIELDS, parseKeyLimits } from '../domain/keys/limits.js';
 import { parseAllowedIpCidrs, parseAllowedModels, parseRateLimit } from '../domain/keys/restrictions.js';
 import { generateWebhookSecret } from '../domain/webhooks/secret.js';
 import { isUniqueViolation } from '../storage/db.js';
@@ -202,14 +202,7 @@ export class AccountsService {
     by: Actor,
     ownerAccountId?: number,
   ): Promise<ApiKeyRow> {
-    const allowed = [
-      'allowed_models',
-      'allowed_ip_cidrs',
-      'rate_limit_per_min',
-      'expires_at',
-      'spend_limit_rub',
-      'spend_limit_period',
-    ];
+    const allowed: readonly string[] = KEY_SETTING_FIELDS;
     const unknown = Object.keys(patch).filter((field) => !allowed.includes(field));
     if (unknown.length > 0) throw new AppError('unknown_field', `unknown field: ${unknown[0]}`, unknown[0]);
     const update: KeyPatch = {};

@@ -100,6 +100,16 @@ export function parseSpendPeriod(value: unknown): SpendPeriod | null {
   return value as SpendPeriod;
 }
 
+/** The settings of a key a create or update body may carry, beyond a new key's name. */
+export const KEY_SETTING_FIELDS = [
+  'allowed_models',
+  'allowed_ip_cidrs',
+  'rate_limit_per_min',
+  'expires_at',
+  'spend_limit_rub',
+  'spend_limit_period',
+] as const;
+
 /** The key's limits as stored (only the fields a request set). */
 export interface KeyLimitsPatch {
   expires_at?: number | null;

@@ -20,12 +20,7 @@ import type { MaintenanceService } from '../maintenance.js';
 import type { PanelSessions } from '../panel/panel-sessions.js';
 import { checkProviders, type ProviderCheckRow } from '../providers-check.js';
 import type { WebhookDeliveryService } from '../webhooks/delivery.js';
-
-/** Who made a change: the console's operator and the address it came from. */
-export interface OperatorActor {
-  actor: 'operator';
-  ip: string;
-}
+import { type OperatorActor, recordOperatorAction } from './operator-audit.js';
 
 export interface KeyForm {
   name?: string;
@@ -109,14 +104,7 @@ export class OperatorConsole {
   ) {}
 
   private audit(by: OperatorActor, action: string, target: string, before?: unknown, after?: unknown) {
-    return this.deps.storage.operator.appendAudit({
-      ...by,
-      action,
-      target,
-      before,
-      after,
-      now: this.deps.clock.now(),
-    });
+    return recordOperatorAction(this.deps, by, action, target, before, after);
   }
 
   // ---- accounts -------------------------------------------------------------------------------
@@ -354,7 +342,7 @@ export class OperatorConsole {
     const task = await this.deps.storage.operator.task(taskId);
     if (!task) throw new AppError('task_not_found', `No task has the id ${taskId}`);
     const [ledger, deliveries, account] = await Promise.all([
-      this.deps.storage.operator.ledgerOfTask(task.id),
+      this.deps.storage.ledger.entriesForTask(task.id),
       this.deps.storage.operator.deliveriesOfTask(task.id),
       this.deps.storage.accounts.byId(task.account_id),
     ]);

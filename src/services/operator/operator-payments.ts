@@ -10,7 +10,7 @@ import type { Storage } from '../../storage/storage.js';
 import type { Clock } from '../clock.js';
 import type { PaymentServices } from '../payments/build.js';
 import { hashCode } from '../payments/codes.js';
-import type { OperatorActor } from './operator-console.js';
+import { type OperatorActor, recordOperatorAction } from './operator-audit.js';
 
 export { TOPUP_STATUSES } from '../payments/topups.js';
 /** Codes made at once from the console: they travel to the page that shows them in a cookie. */
@@ -61,14 +61,7 @@ export class OperatorPayments {
   ) {}
 
   private audit(by: OperatorActor, action: string, target: string, before?: unknown, after?: unknown) {
-    return this.deps.storage.operator.appendAudit({
-      ...by,
-      action,
-      target,
-      before,
-      after,
-      now: this.deps.clock.now(),
-    });
+    return recordOperatorAction(this.deps, by, action, target, before, after);
   }
 
   methods(): string[] {

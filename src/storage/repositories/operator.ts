@@ -3,7 +3,6 @@
 // accounts by a key's prefix). Owner-facing code never uses this repository.
 import type { Kysely, Selectable } from 'kysely';
 import { sql } from 'kysely';
-import type { LedgerEntryRow } from '../ledger/ledger.js';
 import type { Database, OperatorAuditTable } from '../schema.js';
 import type { AccountRow } from './accounts.js';
 import type { TaskRow } from './tasks.js';
@@ -119,15 +118,6 @@ export class OperatorRepository {
   async task(taskId: string): Promise<(TaskRow & { provider_cost: number | null }) | undefined> {
     const row = await this.db.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirst();
     return row as (TaskRow & { provider_cost: number | null }) | undefined;
-  }
-
-  async ledgerOfTask(taskId: string): Promise<LedgerEntryRow[]> {
-    return this.db
-      .selectFrom('ledger_entries')
-      .selectAll()
-      .where('task_id', '=', taskId)
-      .orderBy('id')
-      .execute();
   }
 
   async deliveriesOfTask(taskId: string): Promise<WebhookDeliveryRow[]> {

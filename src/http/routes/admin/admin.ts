@@ -4,6 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { microToRub } from '../../../domain/billing/money.js';
 import { parseCatalogEntry } from '../../../domain/catalog/catalog-file.js';
 import { AppError } from '../../../domain/errors.js';
+import { KEY_SETTING_FIELDS } from '../../../domain/keys/limits.js';
 import type { Actor } from '../../../services/accounts.js';
 import type { AccountRow } from '../../../storage/repositories/accounts.js';
 import { bodyObject, positiveIntParam, rejectUnknownFields } from '../../body.js';
@@ -55,15 +56,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
     admin,
     async (request, reply) => {
       const body = bodyObject(request.body);
-      rejectUnknownFields(body, [
-        'name',
-        'allowed_models',
-        'allowed_ip_cidrs',
-        'rate_limit_per_min',
-        'expires_at',
-        'spend_limit_rub',
-        'spend_limit_period',
-      ]);
+      rejectUnknownFields(body, ['name', ...KEY_SETTING_FIELDS]);
       const account = await ctx.accounts.accountByMessagingId(request.params.messaging_id);
       const { key, secret } = await ctx.accounts.createKey(account.id, body, actor(request));
       // The only answer that ever carries the full key.
