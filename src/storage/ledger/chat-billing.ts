@@ -40,18 +40,7 @@ export interface ChatOpening {
 type Transact = <T>(work: (trx: Kysely<Database>) => Promise<T>) => Promise<T>;
 
 const PG_OPEN = prepared(
-  (
-    _db,
-    p: {
-      id: string;
-      keyId: number;
-      accountId: number;
-      modelId: string;
-      amount: number;
-      now: number;
-      processId: string | null;
-    } & PeriodStartValues,
-  ) => sql<{ balance: string }>`
+  (_db, p: PgChatOpen & PeriodStartValues) => sql<{ balance: string }>`
     with ${pgHoldMoved(p)}, hold as (
       ${pgHoldEntry({ keyId: p.keyId, accountId: p.accountId, taskId: p.id, amount: p.amount, now: p.now })}
     ), opened as (
