@@ -6,18 +6,12 @@
 #   docker build --build-arg NODE_VERSION=20 .
 ARG NODE_VERSION=22
 
-# ---- deps: the production dependencies only, native ones compiled for this image ----------------
+# ---- deps: the production dependencies only (no compiler: the SQLite driver ships its binaries) ---
 FROM node:${NODE_VERSION}-bookworm-slim AS deps
-# better-sqlite3 compiles SQLite when no prebuilt binary matches: it needs python3, make and g++.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 # npm ci checks the workspaces of package.json against the lock file.
 COPY packages/client/package.json packages/client/
-# SQLite's own build uses -O2; -O3 doubles the compile time of its one large source file.
-ENV CFLAGS=-O2 CXXFLAGS=-O2
 RUN npm ci --omit=dev --no-audit --no-fund \
  && npm cache clean --force
 

@@ -25,4 +25,9 @@ describe('parseOptions', () => {
     expect(() => parseOptions(['--only=chat,bogus'])).toThrow(/unknown scenario\(s\): bogus/);
     expect(() => parseOptions(['--fast'])).toThrow(/unknown option\(s\): --fast/);
   });
+
+  it('takes the repository of the first-start rounds from --checkout, this checkout by default', () => {
+    expect(parseOptions([]).checkout).toBeUndefined();
+    expect(parseOptions(['--only=start', '--checkout=/tmp/old']).checkout).toBe('/tmp/old');
+  });
 });

@@ -22,6 +22,8 @@ export interface BenchOptions {
   strict: boolean;
   /** Run gengate with --cpu-prof and print where its CPU time went. */
   profile: boolean;
+  /** The repository the first-start rounds clone (default: this checkout). */
+  checkout?: string;
   help: boolean;
 }
 
@@ -29,14 +31,16 @@ export const USAGE = `usage: npm run bench -- [--quick] [--pg] [--only=${SCENARI
   --quick    short runs and 1,000 tasks: checks the harness end to end in under 2 minutes
   --pg       after SQLite, run gengate again on PostgreSQL (BENCH_PG_URL) and Redis (BENCH_REDIS_URL)
   --only=…   run only these scenarios (tasks = GET /tasks/{id}, throughput = the task run,
-             start = restart time, pipeline = 2 API + 2 worker processes on PostgreSQL,
+             start = restart time and a fresh clone's first start, pipeline = 2 API + 2 worker processes on PostgreSQL,
              messages = POST /v1/messages with a Claude Code-sized body)
   --strict   exit with status 1 unless every target says PASS
-  --profile  run gengate with --cpu-prof and print a self-time summary per gengate process`;
+  --profile  run gengate with --cpu-prof and print a self-time summary per gengate process
+  --checkout=DIR  the repository whose fresh clones the first-start row times (default: this one)`;
 
 export function parseOptions(argv: string[]): BenchOptions {
-  const flags = new Set(argv.filter((a) => !a.startsWith('--only=')));
+  const flags = new Set(argv.filter((a) => !a.startsWith('--only=') && !a.startsWith('--checkout=')));
   const onlyArg = argv.find((a) => a.startsWith('--only='));
+  const checkoutArg = argv.find((a) => a.startsWith('--checkout='));
   const unknown = [...flags].filter(
     (f) => !['--quick', '--pg', '--strict', '--profile', '--help', '-h'].includes(f),
   );
@@ -78,6 +82,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     only,
     strict: flags.has('--strict'),
     profile: flags.has('--profile'),
+    checkout: checkoutArg ? checkoutArg.slice('--checkout='.length) : undefined,
     help: flags.has('--help') || flags.has('-h'),
   };
 }

@@ -15,6 +15,7 @@ import { renderProfileSummary, summarizeProfiles } from './profile.js';
 import { writeReport } from './report.js';
 import { chatThroughput } from './scenarios/chat.js';
 import { type BenchEnvironment, log } from './scenarios/context.js';
+import { firstStartTime } from './scenarios/first-start.js';
 import { generateThroughput } from './scenarios/generate.js';
 import { addedLatency } from './scenarios/latency.js';
 import { messagesScenario } from './scenarios/messages.js';
@@ -196,7 +197,10 @@ async function main(group: ProcessGroup): Promise<number> {
     measurements: [],
   };
   await benchEngine(env, options, group, 'sqlite', profileDir);
-  if (options.only.has('start')) await startTime(env);
+  if (options.only.has('start')) {
+    await startTime(env);
+    await firstStartTime(env, options.checkout ?? ROOT);
+  }
   if (settings.pg) {
     const problem = await postgresAndRedisProblem();
     if (problem) {

@@ -24,6 +24,8 @@ export const TARGETS = {
   pipelineP99Ms: { op: '<=', value: 2000 },
   /** Issue 16: a restart serves within a second of exec. */
   startTimeMs: { op: '<=', value: 1000 },
+  /** Issue 31: a fresh clone's `npm start` (install, build, serve) answers within 25 s. */
+  firstStartMs: { op: '<=', value: 25_000 },
   /** Issue 28: POST /v1/messages, a Claude Code-sized streamed body, against the bare pass-through. */
   messagesVsBare: { op: '>=', value: 0.5 },
   /** Issue 28: added time to the first event of that stream at 1 connection. */

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { DatabaseSync } from '@photostructure/sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../domain/keys/api-key.js';
 import { FAL_TEST_KEY, FalFake } from '../testing/fakes/fal.js';
@@ -54,7 +54,7 @@ function gengateWith(extraEnv: Record<string, string>, dir: string, ...args: str
 }
 
 function database(dir: string) {
-  return new BetterSqlite3(join(dir, 'gengate.db'));
+  return new DatabaseSync(join(dir, 'gengate.db'));
 }
 
 // Each command is a process paying the whole start-up; on a loaded machine that takes seconds.

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { DatabaseSync } from '@photostructure/sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -134,7 +134,7 @@ function dataDir(): string {
 }
 
 function countRows(dir: string, table: 'accounts' | 'api_keys'): number {
-  const db = new BetterSqlite3(join(dir, 'gengate.db'), { readonly: true });
+  const db = new DatabaseSync(join(dir, 'gengate.db'), { readOnly: true });
   try {
     return (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
   } finally {

@@ -2,12 +2,12 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import { nameRecurringStatements } from './pg-named-statements.js';
 import type { Database } from './schema.js';
 import { BACKSTOP_CHECKPOINT_PAGES, type Checkpointer, startCheckpointer } from './sqlite-checkpointer.js';
+import { openSqliteConnection } from './sqlite-connection.js';
 import { registerSqliteDirect } from './sqlite-direct.js';
 import { ImmediateSqliteDialect, SQLITE_BUSY_WAIT_MS } from './sqlite-driver.js';
 
@@ -39,51 +39,31 @@ function loadPg(): typeof pg {
   return pgModule;
 }
 
-/** better-sqlite3 prepares a statement per call inside Kysely; caching them saves a parse per query. */
-function withStatementCache(db: BetterSqlite3.Database) {
-  const statements = new Map<string, BetterSqlite3.Statement>();
-  return {
-    prepare(sql: string) {
-      let stmt = statements.get(sql);
-      if (!stmt) {
-        stmt = db.prepare(sql);
-        if (statements.size > 2000) statements.clear();
-        statements.set(sql, stmt);
-      }
-      return stmt;
-    },
-    close() {
-      db.close();
-    },
-  };
-}
-
 /** `backgroundCheckpoint`: checkpoint the WAL on a worker thread (the server; see sqlite-checkpointer.ts). */
 export function openSqlite(file: string, options: { backgroundCheckpoint?: boolean } = {}): Db {
   if (file !== ':memory:') mkdirSync(join(file, '..'), { recursive: true });
-  const raw = new BetterSqlite3(file);
+  const connection = openSqliteConnection(file);
   // Opening may wait for another process synchronously (once, at start); afterwards a locked
   // database is waited for without blocking the event loop (see sqlite-driver.ts).
-  raw.pragma(`busy_timeout = ${SQLITE_BUSY_WAIT_MS}`);
-  raw.pragma('journal_mode = WAL');
-  raw.pragma('synchronous = NORMAL');
-  raw.pragma('foreign_keys = ON');
-  raw.pragma('busy_timeout = 0');
+  connection.exec(`pragma busy_timeout = ${SQLITE_BUSY_WAIT_MS}`);
+  connection.exec('pragma journal_mode = WAL');
+  connection.exec('pragma synchronous = NORMAL');
+  connection.exec('pragma foreign_keys = ON');
+  connection.exec('pragma busy_timeout = 0');
   // Temporary tables and sorts in memory, not in temp files; a 32 MB page cache (the default is 2 MB)
   // keeps the hot tables' pages in memory.
-  raw.pragma('temp_store = MEMORY');
-  raw.pragma('cache_size = -32000');
+  connection.exec('pragma temp_store = MEMORY');
+  connection.exec('pragma cache_size = -32000');
   let checkpointer: Checkpointer | undefined;
   if (options.backgroundCheckpoint && file !== ':memory:') {
     checkpointer = startCheckpointer(file);
-    raw.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+    connection.exec(`pragma wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   }
-  const statements = withStatementCache(raw);
-  const dialect = new ImmediateSqliteDialect({ database: statements as never });
+  const dialect = new ImmediateSqliteDialect({ database: connection });
   const kysely = new Kysely<Database>({ dialect });
   const driver = dialect.driver;
   if (driver)
-    registerSqliteDirect(kysely, { prepare: (sql) => statements.prepare(sql), idle: () => driver.idle() });
+    registerSqliteDirect(kysely, { prepare: (sql) => connection.prepare(sql), idle: () => driver.idle() });
   return {
     kysely,
     engine: 'sqlite',

@@ -1,8 +1,8 @@
 // Hot queries, built and compiled by Kysely once instead of on every call. Building a query
 // (immutable nodes, freezing, the compiler's visitor) cost about as much CPU as SQLite running it, on
 // every request. A prepared query is built once per SQL dialect with named placeholders in place of
-// its values; each call only binds the values and executes the compiled SQL (better-sqlite3 then
-// reuses its statement, cached by SQL text in db.ts). Only for queries whose shape never changes:
+// its values; each call only binds the values and executes the compiled SQL (the connection then
+// reuses its statement, cached by SQL text in sqlite-connection.ts). Only for queries whose shape never changes:
 // no optional clauses, no IN lists of varying length.
 import type { Compilable, CompiledQuery, Kysely, QueryResult, RawBuilder } from 'kysely';
 import type { Database } from './schema.js';

@@ -1,6 +1,6 @@
 // The direct statement path on SQLite (sqlite-direct.ts) must never let a statement run inside
 // somebody else's open transaction, and must still wait for another process's write lock.
-import BetterSqlite3 from 'better-sqlite3';
+import { DatabaseSync } from '@photostructure/sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTestDb, type TestDb } from '../testing/db.js';
 import { type SeededKey, seedKey } from '../testing/storage-fixtures.js';
@@ -69,7 +69,7 @@ describe('SQLite direct statements', () => {
   });
 
   it('a write outside a transaction waits for another process holding the write lock', async () => {
-    const other = new BetterSqlite3(db.file as string);
+    const other = new DatabaseSync(db.file as string);
     try {
       other.prepare('begin immediate').run();
       let finished = false;

@@ -1,4 +1,4 @@
-// A shortcut for prepared queries on SQLite. better-sqlite3 runs a statement synchronously, but
+// A shortcut for prepared queries on SQLite. The driver runs a statement synchronously, but
 // through Kysely each one still passes a connection mutex, a connection provider, a promise chain
 // per layer and a result transform: on the chat path that cost as much as the statements. A
 // prepared query runs its statement directly when that is safe:
@@ -10,13 +10,8 @@
 // Kysely's path, which waits its turn.
 import type { Kysely, QueryResult } from 'kysely';
 import type { Database } from './schema.js';
+import type { SqliteStatement } from './sqlite-connection.js';
 import { isBusy } from './sqlite-driver.js';
-
-export interface SqliteStatement {
-  reader: boolean;
-  all(parameters: readonly unknown[]): unknown[];
-  run(parameters: readonly unknown[]): { changes: number; lastInsertRowid: number | bigint };
-}
 
 export interface SqliteDirect {
   /** The cached prepared statement for this SQL text. */

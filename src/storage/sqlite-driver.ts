@@ -2,7 +2,7 @@
 // command, or two connections in one process):
 // - transactions BEGIN IMMEDIATE, taking the write lock up front, so two writers never deadlock
 //   upgrading a read lock;
-// - a locked database is waited for asynchronously. better-sqlite3 is synchronous, so SQLite's own
+// - a locked database is waited for asynchronously. The driver is synchronous, so SQLite's own
 //   busy_timeout would block the event loop: every request of the process would stall, and a
 //   transaction of the same process holding the lock could never finish (it needs the event loop).
 import {

@@ -55,7 +55,7 @@ describe('Dockerfile', () => {
     expect(DOCKERFILE).toMatch(/^ARG NODE_VERSION=\d+$/m);
   });
 
-  it('installs production dependencies only, and compiles only outside the final image', () => {
+  it('installs production dependencies only, with no compiler in any stage', () => {
     const installs = stages.flatMap((stage) =>
       ops(stage, 'RUN')
         .filter((run) => /\bnpm (ci|install|i)\b/.test(run.args))
@@ -63,7 +63,13 @@ describe('Dockerfile', () => {
     );
     // One install, in the deps stage, without dev dependencies; nothing installs them anywhere.
     expect(installs).toEqual([{ stage: 'deps', args: expect.stringContaining('npm ci --omit=dev') }]);
-    expect(ops(stages[0], 'RUN')[0].args).toMatch(/apt-get install .*python3 make g\+\+/);
+    // The SQLite driver ships its binaries: no stage installs a toolchain.
+    for (const stage of stages)
+      expect(
+        ops(stage, 'RUN')
+          .map((run) => run.args)
+          .join('\n'),
+      ).not.toMatch(/apt-get|python3|g\+\+/);
 
     // The final image gets node_modules from that install and has no toolchain of its own.
     const copies = ops(final, 'COPY').map((i) => parseCopy(i.args));

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { DatabaseSync } from '@photostructure/sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -40,7 +40,7 @@ describe('gengate login-link', () => {
     expect(match, run.stdout).not.toBeNull();
     expect(run.stderr).toMatch(/valid until \d{4}-\d{2}-\d{2}T/);
 
-    const db = new BetterSqlite3(join(dir, 'gengate.db'), { readonly: true });
+    const db = new DatabaseSync(join(dir, 'gengate.db'), { readOnly: true });
     try {
       const hash = createHash('sha256')
         .update(match?.[1] ?? '')
