@@ -49,6 +49,19 @@ describe('the embedded SQLite connection', () => {
     expect([...db.prepare('select id from t').iterate([])]).toEqual([{ id: 'a' }]);
   });
 
+  it('builds rows with any column name as an own property, __proto__ included', () => {
+    const [row] = db
+      .prepare(`select 1 as "__proto__", 2 as "a b", 3 as "x""y", 4 as "constructor"`)
+      .all([]) as Record<string, unknown>[];
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.entries(row)).toEqual([
+      ['__proto__', 1],
+      ['a b', 2],
+      ['x"y', 3],
+      ['constructor', 4],
+    ]);
+  });
+
   // The driver gives `run` errors SQLite's codes but `all` errors only a message: both must read the same.
   for (const how of ['run', 'all'] as const) {
     it(`names constraint violations as SQLite does, through ${how}`, () => {

@@ -59,7 +59,7 @@ interface DriverError {
 /** The driver reports `ERR_SQLITE_ERROR`; `code` becomes SQLite's own name, as better-sqlite3 gave it. */
 function withSqliteCode(error: unknown): unknown {
   const fields = error as DriverError | null;
-  if (!fields || fields.code !== 'ERR_SQLITE_ERROR') return error;
+  if (fields?.code !== 'ERR_SQLITE_ERROR') return error;
   if (typeof fields.sqliteCodeName === 'string') {
     const extended = typeof fields.sqliteExtendedCode === 'number' ? fields.sqliteExtendedCode : -1;
     fields.code = EXTENDED_CODE_NAMES[extended] ?? fields.sqliteCodeName;
@@ -71,19 +71,46 @@ function withSqliteCode(error: unknown): unknown {
   return error;
 }
 
+type RowBuilder = (values: unknown[]) => Record<string, unknown>;
+
+/**
+ * A function that turns one row's values into the row object, compiled once per statement. The
+ * driver builds each row object through N-API, one property and one name string at a time: for the
+ * wide rows of the hot path (a key, 25 columns) an array plus this literal costs about half
+ * (bench/NOTES.md, round 15). The names come from the database schema; each is a quoted key, and
+ * `__proto__` a computed one so that it is a property, not the prototype.
+ */
+function rowBuilder(names: readonly string[]): RowBuilder {
+  const properties = names.map((name, index) => {
+    const key = JSON.stringify(name);
+    return `${name === '__proto__' ? `[${key}]` : key}: values[${index}]`;
+  });
+  return new Function('values', `return { ${properties.join(', ')} };`) as RowBuilder;
+}
+
 class Statement implements SqliteStatement {
   readonly reader: boolean;
+  private readonly toRow?: RowBuilder;
 
   constructor(private readonly statement: StatementSyncInstance) {
-    this.reader = statement.columns().length > 0;
+    const columns = statement.columns();
+    this.reader = columns.length > 0;
+    if (this.reader) {
+      statement.setReturnArrays(true);
+      this.toRow = rowBuilder(columns.map((column) => column.name));
+    }
   }
 
   all(parameters: readonly unknown[]): unknown[] {
+    let rows: unknown[];
     try {
-      return this.statement.all(...(parameters as never[]));
+      rows = this.statement.all(...(parameters as never[]));
     } catch (error) {
       throw withSqliteCode(error);
     }
+    const toRow = this.toRow;
+    if (toRow) for (let i = 0; i < rows.length; i++) rows[i] = toRow(rows[i] as unknown[]);
+    return rows;
   }
 
   run(parameters: readonly unknown[]): { changes: number; lastInsertRowid: number | bigint } {
@@ -95,11 +122,23 @@ class Statement implements SqliteStatement {
     }
   }
 
-  iterate(parameters: readonly unknown[]): IterableIterator<unknown> {
+  *iterate(parameters: readonly unknown[]): IterableIterator<unknown> {
+    let rows: Iterator<unknown>;
     try {
-      return this.statement.iterate(...(parameters as never[])) as IterableIterator<unknown>;
+      rows = this.statement.iterate(...(parameters as never[]));
     } catch (error) {
       throw withSqliteCode(error);
+    }
+    const toRow = this.toRow;
+    for (;;) {
+      let next: IteratorResult<unknown>;
+      try {
+        next = rows.next();
+      } catch (error) {
+        throw withSqliteCode(error);
+      }
+      if (next.done) return;
+      yield toRow ? toRow(next.value as unknown[]) : next.value;
     }
   }
 }
