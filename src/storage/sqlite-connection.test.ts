@@ -62,6 +62,31 @@ describe('the embedded SQLite connection', () => {
     ]);
   });
 
+  it('labels every value by its column after the schema changes, here or in another connection', () => {
+    const insert = db.prepare('insert into t (id, n, tag) values (?, ?, ?)');
+    insert.run(['a', 1, 'x']);
+    const star = db.prepare('select * from t');
+    const named = db.prepare('select tag, n, id from t');
+    expect(star.all([])).toEqual([{ id: 'a', n: 1, tag: 'x' }]);
+    expect(named.all([])).toEqual([{ tag: 'x', n: 1, id: 'a' }]);
+
+    db.exec("alter table t add column extra text default 'e'");
+    expect(star.all([])).toEqual([{ id: 'a', n: 1, tag: 'x', extra: 'e' }]);
+
+    // Another process rebuilds the table with its columns in another order: same count, new places.
+    const other = openSqliteConnection(join(dir, 'test.db'));
+    try {
+      other.exec(`create table t2 (extra text, tag text unique, n integer not null, id text primary key);
+        insert into t2 (extra, tag, n, id) select extra, tag, n, id from t;
+        drop table t; alter table t2 rename to t;`);
+    } finally {
+      other.close();
+    }
+    expect(star.all([])).toEqual([{ extra: 'e', tag: 'x', n: 1, id: 'a' }]);
+    expect(Object.keys(star.all([])[0] as object)).toEqual(['extra', 'tag', 'n', 'id']);
+    expect(named.all([])).toEqual([{ tag: 'x', n: 1, id: 'a' }]);
+  });
+
   // The driver gives `run` errors SQLite's codes but `all` errors only a message: both must read the same.
   for (const how of ['run', 'all'] as const) {
     it(`names constraint violations as SQLite does, through ${how}`, () => {

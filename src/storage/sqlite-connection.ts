@@ -75,10 +75,10 @@ type RowBuilder = (values: unknown[]) => Record<string, unknown>;
 
 /**
  * A function that turns one row's values into the row object, compiled once per statement. The
- * driver builds each row object through N-API, one property and one name string at a time: for the
- * wide rows of the hot path (a key, 25 columns) an array plus this literal costs about half
- * (bench/NOTES.md, round 15). The names come from the database schema; each is a quoted key, and
- * `__proto__` a computed one so that it is a property, not the prototype.
+ * driver builds each row object through N-API, one property and one name string at a time; an array
+ * plus this literal costs about half for a wide row (bench/NOTES.md, round 15). The names come from
+ * the database schema; each is a quoted key, and `__proto__` a computed one so that it is a
+ * property, not the prototype.
  */
 function rowBuilder(names: readonly string[]): RowBuilder {
   const properties = names.map((name, index) => {
@@ -88,14 +88,27 @@ function rowBuilder(names: readonly string[]): RowBuilder {
   return new Function('values', `return { ${properties.join(', ')} };`) as RowBuilder;
 }
 
+/**
+ * Whether a statement's result columns are fixed by its text: no `*` anywhere in it (a `*` in a
+ * string or a product only makes this answer no). SQLite prepares a statement again when the schema
+ * changes, here or in another process; the columns of `select *` or `returning *` then follow the
+ * table, and names compiled earlier would label the values wrongly. Those rows the driver builds.
+ */
+function hasFixedColumns(sql: string): boolean {
+  return !sql.includes('*');
+}
+
 class Statement implements SqliteStatement {
   readonly reader: boolean;
   private readonly toRow?: RowBuilder;
 
-  constructor(private readonly statement: StatementSyncInstance) {
+  constructor(
+    private readonly statement: StatementSyncInstance,
+    sql: string,
+  ) {
     const columns = statement.columns();
     this.reader = columns.length > 0;
-    if (this.reader) {
+    if (this.reader && hasFixedColumns(sql)) {
       statement.setReturnArrays(true);
       this.toRow = rowBuilder(columns.map((column) => column.name));
     }
@@ -160,7 +173,7 @@ export function openSqliteConnection(file: string, options: { readOnly?: boolean
       let statement = statements.get(sql);
       if (!statement) {
         try {
-          statement = new Statement(db.prepare(sql));
+          statement = new Statement(db.prepare(sql), sql);
         } catch (error) {
           throw withSqliteCode(error);
         }
