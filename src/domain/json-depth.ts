@@ -11,6 +11,59 @@ const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+/** A top-level member as its bytes lie in the body: the key's span, and the value's when a string. */
+export interface TopLevelMember {
+  /** From the key's opening quote to just past its closing one. */
+  keyStart: number;
+  keyEnd: number;
+  /** The same for the value, when the value is a string; -1 otherwise. */
+  valueStart: number;
+  valueEnd: number;
+}
+
+/**
+ * Where the top-level members of a JSON object body lie, noted by JsonDepthScanner while the bytes
+ * arrive, so that nothing walks the whole body again for them afterwards (the Messages pass-through
+ * splices its model value: domain/messages/raw-body.ts). Exact for valid JSON; for anything else
+ * the parser refuses the body before the layout is read.
+ */
+export class TopLevelLayout {
+  readonly members: TopLevelMember[] = [];
+  /** Whether the body is one object (undefined before its first bracket; false for anything else). */
+  rootIsObject: boolean | undefined;
+  private expectKey = false;
+  private stringStart = -1;
+
+  rootOpened(isObject: boolean): void {
+    // A second top-level value is not JSON; the layout then answers for nothing.
+    this.rootIsObject = this.rootIsObject === undefined && isObject;
+    this.expectKey = isObject;
+  }
+
+  /** A comma (the next string is a key) or a colon (the next value is the last key's). */
+  separator(comma: boolean): void {
+    this.expectKey = comma;
+  }
+
+  stringStarted(at: number): void {
+    this.stringStart = at;
+  }
+
+  stringEnded(at: number): void {
+    if (this.expectKey) {
+      this.members.push({ keyStart: this.stringStart, keyEnd: at, valueStart: -1, valueEnd: -1 });
+      return;
+    }
+    const last = this.members[this.members.length - 1];
+    if (last && last.valueStart < 0) {
+      last.valueStart = this.stringStart;
+      last.valueEnd = at;
+    }
+  }
+}
 
 /**
  * Counts the nesting of JSON text as its bytes arrive, chunk by chunk, before anything parses it:
@@ -22,8 +75,14 @@ export class JsonDepthScanner {
   private depth = 0;
   private inString = false;
   private escaped = false;
+  /** Bytes pushed so far: the absolute position of the next chunk's first byte. */
+  bytes = 0;
 
-  constructor(readonly limit: number = MAX_JSON_DEPTH) {}
+  /** With `layout`, the top-level keys and string values are noted in it as the bytes pass. */
+  constructor(
+    readonly limit: number = MAX_JSON_DEPTH,
+    readonly layout?: TopLevelLayout,
+  ) {}
 
   /**
    * Feeds the next chunk; false once the nesting has gone past the limit. Inside a string it jumps
@@ -35,6 +94,9 @@ export class JsonDepthScanner {
       ? chunk
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const end = bytes.length;
+    const base = this.bytes;
+    this.bytes += end;
+    const layout = this.layout;
     let i = 0;
     // The next backslash and the next quote at or after i (end: none), each searched again only
     // once passed: a long string with many escapes would otherwise be searched to its end per escape.
@@ -61,16 +123,21 @@ export class JsonDepthScanner {
         } else if (quote < end) {
           this.inString = false;
           i = quote + 1;
+          if (layout && this.depth === 1) layout.stringEnded(base + i);
         } else return true;
         continue;
       }
       const c = bytes[i++];
       if (c === QUOTE) {
         this.inString = true;
+        if (layout && this.depth === 1) layout.stringStarted(base + i - 1);
       } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
         if (++this.depth > this.limit) return false;
+        if (layout && this.depth === 1) layout.rootOpened(c === OPEN_BRACE);
       } else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && this.depth > 0) {
         this.depth--;
+      } else if (layout && this.depth === 1 && (c === COMMA || c === COLON)) {
+        layout.separator(c === COMMA);
       }
     }
     return true;

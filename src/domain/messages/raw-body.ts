@@ -5,6 +5,8 @@
 // repeat or escape any top-level key (an upstream parser might resolve those differently than ours):
 // the caller then serializes the parsed body instead.
 
+import type { TopLevelLayout } from '../json-depth.js';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_OBJECT = 0x7b;
@@ -61,6 +63,36 @@ export function replaceTopLevelModel(raw: Buffer, upstreamModel: string): Buffer
       i = end - 1;
     } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) depth++;
     else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) depth--;
+  }
+  if (!value) return null;
+  return Buffer.concat([
+    raw.subarray(0, value.start),
+    Buffer.from(JSON.stringify(upstreamModel)),
+    raw.subarray(value.end),
+  ]);
+}
+
+/**
+ * The same answer as replaceTopLevelModel, from the top-level members JsonDepthScanner noted while
+ * the body arrived (`layout`), instead of another walk over the whole body. Only for a body that
+ * JSON.parse accepted, and whose every byte the scanner saw.
+ */
+export function replaceTopLevelModelAt(
+  raw: Buffer,
+  layout: TopLevelLayout,
+  upstreamModel: string,
+): Buffer | null {
+  if (layout.rootIsObject !== true) return null;
+  const keys = new Set<string>();
+  let value: { start: number; end: number } | null = null;
+  for (const member of layout.members) {
+    const key = raw.toString('latin1', member.keyStart + 1, member.keyEnd - 1);
+    if (key.includes('\\') || keys.has(key)) return null;
+    keys.add(key);
+    if (key === 'model') {
+      if (member.valueStart < 0) return null;
+      value = { start: member.valueStart, end: member.valueEnd };
+    }
   }
   if (!value) return null;
   return Buffer.concat([

@@ -19,7 +19,8 @@ import type {
   FastifyServerOptions,
 } from 'fastify';
 import { AppError, errorBody } from '../../domain/errors.js';
-import { JsonDepthScanner, MAX_JSON_DEPTH } from '../../domain/json-depth.js';
+import { JsonDepthScanner, MAX_JSON_DEPTH, TopLevelLayout } from '../../domain/json-depth.js';
+import { PoisonSpellings } from '../../domain/poison-spellings.js';
 import { sendError } from '../errors.js';
 
 /** The longest URL (path and query) served; nginx's default buffer is the same 8 KiB. */
@@ -108,13 +109,43 @@ function isJsonType(contentType: string | undefined): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
+/**
+ * What the pass over a JSON body's bytes learned on the way, for a parser that wants it: where its
+ * top-level members lie, and whether it spells anything that could poison a prototype. Both are
+ * found while the bytes arrive, so a route that needs them does not walk the body again.
+ */
+export interface BodyScan {
+  /** How many bytes passed: the scan is of the whole body only when this is the body's length. */
+  readonly bytes: number;
+  readonly layout: TopLevelLayout;
+  readonly poisonSpelling: boolean;
+}
+
+const bodyScans = new WeakMap<FastifyRequest, BodyScan>();
+
+/** The scan of this request's body, when it was JSON. */
+export function bodyScanOf(request: FastifyRequest): BodyScan | undefined {
+  return bodyScans.get(request);
+}
+
 /** Passes the body through unchanged, failing the read once its nesting goes past the limit. */
-class DepthLimit extends Transform {
-  private readonly scanner = new JsonDepthScanner(MAX_JSON_DEPTH);
+class DepthLimit extends Transform implements BodyScan {
+  readonly layout = new TopLevelLayout();
+  private readonly scanner = new JsonDepthScanner(MAX_JSON_DEPTH, this.layout);
+  private readonly spellings = new PoisonSpellings();
+
+  get bytes(): number {
+    return this.scanner.bytes;
+  }
+
+  get poisonSpelling(): boolean {
+    return this.spellings.found;
+  }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    if (this.scanner.push(chunk)) callback(null, chunk);
-    else callback(tooDeep());
+    if (!this.scanner.push(chunk)) return callback(tooDeep());
+    this.spellings.push(chunk);
+    callback(null, chunk);
   }
 }
 
@@ -126,6 +157,7 @@ export function registerLowLevelErrors(app: FastifyInstance): void {
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (!isJsonType(request.headers['content-type'])) return payload;
     const limited = new DepthLimit();
+    bodyScans.set(request, limited);
     payload.on('error', (error) => limited.destroy(error));
     return payload.pipe(limited);
   });

@@ -10,7 +10,8 @@ import { maxCompletionTokensOf } from '../../domain/chat/output-limits.js';
 import { estimatePromptTokens, measurePrompt } from '../../domain/chat/prompt-size.js';
 import { parseChatRequest } from '../../domain/chat/request.js';
 import { AppError } from '../../domain/errors.js';
-import { replaceTopLevelModel } from '../../domain/messages/raw-body.js';
+import type { TopLevelLayout } from '../../domain/json-depth.js';
+import { replaceTopLevelModel, replaceTopLevelModelAt } from '../../domain/messages/raw-body.js';
 import {
   DEFAULT_SERVER_TOOL_USES,
   type MessagesRequest,
@@ -31,6 +32,12 @@ export interface AnthropicHeaders {
   beta?: string;
 }
 
+/** The body's bytes, and where its top-level members lie when that was noted as they arrived. */
+export interface RawMessagesBody {
+  bytes: Buffer;
+  layout?: TopLevelLayout;
+}
+
 export class MessagesService {
   constructor(private readonly chat: ChatService) {}
 
@@ -38,11 +45,11 @@ export class MessagesService {
   async open(
     key: AuthenticatedKey,
     body: Record<string, unknown>,
-    raw: Buffer,
+    raw: RawMessagesBody,
     headers: AnthropicHeaders,
   ): Promise<MessagesCall> {
     const model = await this.chat.textModel(key, readMessagesModel(body));
-    const request = parseMessagesRequest(body, raw.length);
+    const request = parseMessagesRequest(body, raw.bytes.length);
     if (request.images > 0 && !model.vision)
       throw new AppError('vision_not_supported', `${model.id} does not accept image input`, 'messages');
     const route = this.chat.route(model);
@@ -125,12 +132,14 @@ export class MessagesService {
  */
 function upstreamBody(
   body: Record<string, unknown>,
-  raw: Buffer,
+  raw: RawMessagesBody,
   upstreamModel: string,
   loweredMax: number | null,
 ): Buffer | string {
   if (loweredMax === null) {
-    const spliced = replaceTopLevelModel(raw, upstreamModel);
+    const spliced = raw.layout
+      ? replaceTopLevelModelAt(raw.bytes, raw.layout, upstreamModel)
+      : replaceTopLevelModel(raw.bytes, upstreamModel);
     if (spliced) return spliced;
   }
   const sent: Record<string, unknown> = { ...body, model: upstreamModel };

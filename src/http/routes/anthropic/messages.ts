@@ -4,9 +4,11 @@
 // Every error on these routes, the guard's included (401/403/429/503), is in Anthropic's shape.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
+import { cannotPoison } from '../../../domain/poison-spellings.js';
 import { Cancellation } from '../../../providers/cancellation.js';
 import { type AnthropicHeaders, MessagesService } from '../../../services/messages/messages-service.js';
 import { bodyObject } from '../../body.js';
+import { bodyScanOf } from '../../plugins/low-level-errors.js';
 import { rawSseSink } from '../../sse.js';
 import { anthropicErrorHandler } from './errors.js';
 
@@ -32,16 +34,20 @@ function rawBodyOf(request: FastifyRequest): Buffer {
   return rawBodies.get(request) ?? Buffer.alloc(0);
 }
 
-/**
- * Whether JSON text surely holds neither a `__proto__` key nor a `constructor.prototype`, the two
- * things the app's parser (secure-json-parse) refuses. Its two regular expressions together take
- * about as long as JSON.parse itself on a Claude Code-sized body (about 180 µs on the bench VM);
- * these three searches take about 65 µs. Such a key needs "_proto" or "prototype" spelled out, or an escape of an
- * ASCII letter (`\u00XX`); text with any of them goes through the app's parser as before.
- */
-export function cannotPoison(text: string): boolean {
-  return text.indexOf('\\u00') < 0 && text.indexOf('_proto') < 0 && text.indexOf('prototype') < 0;
+/** The scan of exactly these bytes, made while they arrived; undefined when it saw other bytes. */
+function scanOfBody(request: FastifyRequest, raw: Buffer) {
+  const scan = bodyScanOf(request);
+  return scan && scan.bytes === raw.length ? scan : undefined;
 }
+
+/**
+ * The app's parser (secure-json-parse) refuses a `__proto__` key and a `constructor.prototype`; its
+ * two regular expressions together take about as long as JSON.parse itself on a Claude Code-sized
+ * body (about 180 µs on the bench VM). A body that spells neither (domain/poison-spellings.ts) is
+ * parsed by JSON.parse alone. The spellings are searched while the body arrives (the body scan of
+ * http/plugins/low-level-errors.ts), so the search costs nothing here when the scan saw the body.
+ */
+export { cannotPoison };
 
 export function registerMessagesRoutes(app: FastifyInstance, ctx: AppContext): void {
   // A scope of their own: only these routes keep the raw bytes beside the parsed body.
@@ -55,7 +61,8 @@ async function messagesRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw: Buffer, done) => {
     rawBodies.set(request, raw);
     const text = raw.toString('utf8');
-    if (cannotPoison(text)) {
+    const scan = scanOfBody(request, raw);
+    if (scan ? !scan.poisonSpelling : cannotPoison(text)) {
       try {
         return done(null, JSON.parse(text));
       } catch {
@@ -85,10 +92,11 @@ async function messagesRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
       },
     },
     async (request, reply) => {
+      const raw = rawBodyOf(request);
       const call = await messages.open(
         request.apiKey,
         bodyObject(request.body),
-        rawBodyOf(request),
+        { bytes: raw, layout: scanOfBody(request, raw)?.layout },
         anthropicHeaders(request),
       );
       // The client leaving before the answer is complete cancels the upstream request.
