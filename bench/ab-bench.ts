@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT } from './processes.js';
-import { percentile } from './stats.js';
+import { median } from './stats.js';
 import type { BenchReport } from './types.js';
 
 const args = process.argv.slice(2);
@@ -38,11 +38,6 @@ for (let pass = 0; pass < passes; pass++) {
   }
 }
 
-const median = (values: number[]) =>
-  percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
 const format = (value: number) => (Math.abs(value) >= 100 ? value.toFixed(0) : value.toPrecision(3));
 
 const lines = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { percentile, ratio, summarizeLatencies } from './stats.js';
+import { median, percentile, ratio, summarizeLatencies } from './stats.js';
 
 describe('percentile (nearest rank)', () => {
   it('returns an observed value, never an interpolation', () => {
@@ -52,5 +52,13 @@ describe('ratio', () => {
     expect(ratio(50, null)).toBeNull();
     expect(ratio(50, 0)).toBeNull();
     expect(ratio(Number.NaN, 1)).toBeNull();
+  });
+});
+
+describe('median', () => {
+  it('is the nearest-rank middle of values in any order', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([40, 10, 30, 20])).toBe(20);
+    expect(median([])).toBeNaN();
   });
 });

@@ -11,6 +11,14 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[rank - 1];
 }
 
+/** The nearest-rank median of `values`, in any order; NaN for none. */
+export function median(values: readonly number[]): number {
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+}
+
 export function summarizeLatencies(samplesMs: readonly number[], failures = 0): LatencySummary {
   const sorted = [...samplesMs].sort((a, b) => a - b);
   const sum = sorted.reduce((acc, v) => acc + v, 0);

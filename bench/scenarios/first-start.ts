@@ -7,8 +7,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { msUntilHealthy } from '../healthz.js';
 import { freePort } from '../ports.js';
-import { percentile } from '../stats.js';
+import { median } from '../stats.js';
 import { formatNumber, TARGETS } from '../targets.js';
 import { addFigure, type BenchEnvironment, log, section } from './context.js';
 
@@ -48,17 +49,7 @@ async function coldStart(repository: string): Promise<number> {
     },
   });
   try {
-    for (;;) {
-      if (child.exitCode !== null)
-        throw new Error(`npm start exited with ${child.exitCode} before answering`);
-      if (performance.now() - started > GIVE_UP_MS) throw new Error('no answer within 5 minutes');
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (answer) => answer.ok,
-        () => false,
-      );
-      if (ok) return performance.now() - started;
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
+    return await msUntilHealthy(child, port, started, { pollMs: POLL_MS, giveUpMs: GIVE_UP_MS });
   } finally {
     killGroup(child.pid);
     await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
@@ -86,10 +77,7 @@ export async function firstStartTime(env: BenchEnvironment, repository: string):
     }
     addFigure(env, {
       ...figure,
-      value: percentile(
-        [...rounds].sort((a, b) => a - b),
-        50,
-      ),
+      value: median(rounds),
       detail: `median of ${count} (${rounds.map((ms) => formatNumber(ms)).join(', ')} ms) at ${head}`,
     });
   } catch (error) {

@@ -7,8 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIsFresh } from '../../scripts/build.mjs';
+import { msUntilHealthy } from '../healthz.js';
 import { freePort } from '../ports.js';
-import { percentile } from '../stats.js';
+import { median } from '../stats.js';
 import { formatNumber, TARGETS } from '../targets.js';
 import { addFigure, type BenchEnvironment, log, section } from './context.js';
 
@@ -30,16 +31,7 @@ async function timeToHealthy(args: string[], env: NodeJS.ProcessEnv): Promise<nu
     stdio: 'ignore',
   });
   try {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before answering`);
-      if (performance.now() - started > GIVE_UP_MS) throw new Error('no answer within 30 s');
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (answer) => answer.ok,
-        () => false,
-      );
-      if (ok) return performance.now() - started;
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
+    return await msUntilHealthy(child, port, started, { pollMs: POLL_MS, giveUpMs: GIVE_UP_MS });
   } finally {
     child.kill('SIGKILL');
     await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
@@ -51,12 +43,6 @@ function timeNodeAlone(): Promise<number> {
   const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
   return new Promise((resolve) => child.once('exit', () => resolve(performance.now() - started)));
 }
-
-const median = (values: number[]) =>
-  percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
 
 export async function startTime(env: BenchEnvironment): Promise<void> {
   section('start time: exec → /healthz 200 on a restart (SQLite, compiled build)');

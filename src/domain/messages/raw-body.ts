@@ -30,6 +30,25 @@ function stringEnd(raw: Buffer, at: number): number {
   return -1;
 }
 
+/**
+ * Notes a top-level key; false when it is repeated or escaped, which a parser upstream could read
+ * differently (first or last wins) than ours: such a body is serialized from its parsed value.
+ */
+function noteKey(keys: Set<string>, key: string): boolean {
+  if (key.includes('\\') || keys.has(key)) return false;
+  keys.add(key);
+  return true;
+}
+
+/** The body with the string value at `value` (quotes included) replaced by the upstream model. */
+function withModel(raw: Buffer, value: { start: number; end: number }, upstreamModel: string): Buffer {
+  return Buffer.concat([
+    raw.subarray(0, value.start),
+    Buffer.from(JSON.stringify(upstreamModel)),
+    raw.subarray(value.end),
+  ]);
+}
+
 export function replaceTopLevelModel(raw: Buffer, upstreamModel: string): Buffer | null {
   let depth = 0;
   let value: { start: number; end: number } | null = null;
@@ -43,11 +62,8 @@ export function replaceTopLevelModel(raw: Buffer, upstreamModel: string): Buffer
       if (depth === 1) {
         while (j < raw.length && isSpace(raw[j])) j++;
         if (raw[j] === COLON) {
-          // A top-level key. A repeated or escaped one could be read differently upstream (first
-          // or last wins) than here: such a body is serialized from its parsed value instead.
           const key = raw.toString('latin1', i + 1, end - 1);
-          if (key.includes('\\') || keys.has(key)) return null;
-          keys.add(key);
+          if (!noteKey(keys, key)) return null;
           if (key === 'model') {
             j++;
             while (j < raw.length && isSpace(raw[j])) j++;
@@ -64,12 +80,7 @@ export function replaceTopLevelModel(raw: Buffer, upstreamModel: string): Buffer
     } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) depth++;
     else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) depth--;
   }
-  if (!value) return null;
-  return Buffer.concat([
-    raw.subarray(0, value.start),
-    Buffer.from(JSON.stringify(upstreamModel)),
-    raw.subarray(value.end),
-  ]);
+  return value && withModel(raw, value, upstreamModel);
 }
 
 /**
@@ -87,17 +98,11 @@ export function replaceTopLevelModelAt(
   let value: { start: number; end: number } | null = null;
   for (const member of layout.members) {
     const key = raw.toString('latin1', member.keyStart + 1, member.keyEnd - 1);
-    if (key.includes('\\') || keys.has(key)) return null;
-    keys.add(key);
+    if (!noteKey(keys, key)) return null;
     if (key === 'model') {
       if (member.valueStart < 0) return null;
       value = { start: member.valueStart, end: member.valueEnd };
     }
   }
-  if (!value) return null;
-  return Buffer.concat([
-    raw.subarray(0, value.start),
-    Buffer.from(JSON.stringify(upstreamModel)),
-    raw.subarray(value.end),
-  ]);
+  return value && withModel(raw, value, upstreamModel);
 }

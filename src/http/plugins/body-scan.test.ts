@@ -15,7 +15,8 @@ let port: number;
 beforeAll(async () => {
   app = Fastify({ bodyLimit: 1024 * 1024 });
   registerLowLevelErrors(app);
-  app.post('/scan', async (request) => {
+  app.post('/plain', async (request) => ({ scanned: bodyScanOf(request) !== undefined }));
+  app.post('/scan', { config: { scanBody: true } }, async (request) => {
     const scan = bodyScanOf(request);
     const raw = Buffer.from(JSON.stringify(request.body));
     return {
@@ -34,13 +35,13 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 /** POSTs `body` in chunks of `size` bytes, each written on its own. */
-function post(body: Buffer, size: number): Promise<Record<string, unknown>> {
+function post(body: Buffer, size: number, path = '/scan'): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       {
         port,
         method: 'POST',
-        path: '/scan',
+        path,
         headers: { 'content-type': 'application/json', 'content-length': body.length },
       },
       (res) => {
@@ -67,6 +68,11 @@ describe('the body scan', () => {
       expect(seen.keys).toEqual(topLevel.map((key) => JSON.stringify(key).length));
       expect(seen.poisonSpelling).toBe(!cannotPoison(body.toString()));
     }
+  });
+
+  it('is made only for a route that asks for it: the others get the depth check alone', async () => {
+    expect(await post(Buffer.from('{"model":"m"}'), 100, '/plain')).toEqual({ scanned: false });
+    expect((await post(Buffer.from('{"model":"m"}'), 100)).bytes).toBe(13);
   });
 
   it('sees a poison spelling split across two chunks', async () => {

@@ -109,10 +109,18 @@ function isJsonType(contentType: string | undefined): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route reads its JSON body's scan (bodyScanOf); other routes' bodies only get the depth check. */
+    scanBody?: boolean;
+  }
+}
+
 /**
- * What the pass over a JSON body's bytes learned on the way, for a parser that wants it: where its
- * top-level members lie, and whether it spells anything that could poison a prototype. Both are
- * found while the bytes arrive, so a route that needs them does not walk the body again.
+ * What the pass over a JSON body's bytes learned on the way, for a route that asks for it
+ * (`config.scanBody`): where its top-level members lie, and whether it spells anything that could
+ * poison a prototype. Both are found while the bytes arrive, so the route does not walk the body
+ * again.
  */
 export interface BodyScan {
   /** How many bytes passed: the scan is of the whole body only when this is the body's length. */
@@ -123,16 +131,33 @@ export interface BodyScan {
 
 const bodyScans = new WeakMap<FastifyRequest, BodyScan>();
 
-/** The scan of this request's body, when it was JSON. */
+/** The scan of this request's body, when it was JSON and the route asked for it. */
 export function bodyScanOf(request: FastifyRequest): BodyScan | undefined {
   return bodyScans.get(request);
 }
 
 /** Passes the body through unchanged, failing the read once its nesting goes past the limit. */
-class DepthLimit extends Transform implements BodyScan {
-  readonly layout = new TopLevelLayout();
-  private readonly scanner = new JsonDepthScanner(MAX_JSON_DEPTH, this.layout);
+class DepthLimit extends Transform {
+  protected readonly scanner: JsonDepthScanner;
+
+  constructor(layout?: TopLevelLayout) {
+    super();
+    this.scanner = new JsonDepthScanner(MAX_JSON_DEPTH, layout);
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.scanner.push(chunk)) callback(null, chunk);
+    else callback(tooDeep());
+  }
+}
+
+/** The depth check of a route that asked for the body scan: the same pass, noting what it sees. */
+class ScanningDepthLimit extends DepthLimit implements BodyScan {
   private readonly spellings = new PoisonSpellings();
+
+  constructor(readonly layout = new TopLevelLayout()) {
+    super(layout);
+  }
 
   get bytes(): number {
     return this.scanner.bytes;
@@ -142,10 +167,9 @@ class DepthLimit extends Transform implements BodyScan {
     return this.spellings.found;
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    if (!this.scanner.push(chunk)) return callback(tooDeep());
+  override _transform(chunk: Buffer, encoding: BufferEncoding, callback: TransformCallback): void {
     this.spellings.push(chunk);
-    callback(null, chunk);
+    super._transform(chunk, encoding, callback);
   }
 }
 
@@ -156,8 +180,12 @@ export function registerLowLevelErrors(app: FastifyInstance): void {
   });
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (!isJsonType(request.headers['content-type'])) return payload;
-    const limited = new DepthLimit();
-    bodyScans.set(request, limited);
+    let limited: DepthLimit;
+    if (request.routeOptions.config.scanBody) {
+      const scanning = new ScanningDepthLimit();
+      bodyScans.set(request, scanning);
+      limited = scanning;
+    } else limited = new DepthLimit();
     payload.on('error', (error) => limited.destroy(error));
     return payload.pipe(limited);
   });

@@ -6,10 +6,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { cannotPoison } from '../../../domain/poison-spellings.js';
 import { ADMIN_TOKEN, createTestApp, type TestApp, type TestKey } from '../../../testing/app.js';
 import { balanceOf, settledUsage } from '../../../testing/chat.js';
 import { FakeAnthropic } from '../../../testing/fakes/anthropic.js';
-import { cannotPoison, MESSAGES_BODY_LIMIT_BYTES } from './messages.js';
+import { MESSAGES_BODY_LIMIT_BYTES } from './messages.js';
 
 const UPSTREAM_KEY = 'sk-ant-api03-bad-input-upstream';
 const CLAUDE = 'claude-sonnet-4-5';

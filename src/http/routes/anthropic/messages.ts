@@ -40,22 +40,16 @@ function scanOfBody(request: FastifyRequest, raw: Buffer) {
   return scan && scan.bytes === raw.length ? scan : undefined;
 }
 
-/**
- * The app's parser (secure-json-parse) refuses a `__proto__` key and a `constructor.prototype`; its
- * two regular expressions together take about as long as JSON.parse itself on a Claude Code-sized
- * body (about 180 µs on the bench VM). A body that spells neither (domain/poison-spellings.ts) is
- * parsed by JSON.parse alone. The spellings are searched while the body arrives (the body scan of
- * http/plugins/low-level-errors.ts), so the search costs nothing here when the scan saw the body.
- */
-export { cannotPoison };
-
 export function registerMessagesRoutes(app: FastifyInstance, ctx: AppContext): void {
   // A scope of their own: only these routes keep the raw bytes beside the parsed body.
   app.register(async (scope) => messagesRoutes(scope, ctx));
 }
 
 async function messagesRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  // The app's JSON parser (prototype-poisoning checks included) on the bytes, which are kept.
+  // The app's JSON parser (prototype-poisoning checks included) on the bytes, which are kept. Its two
+  // regular expressions together take about as long as JSON.parse itself on a Claude Code-sized
+  // body (about 180 µs on the bench VM); a body that spells neither `__proto__` nor `prototype`
+  // (domain/poison-spellings.ts, searched while the body arrived) is parsed by JSON.parse alone.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw: Buffer, done) => {
@@ -73,7 +67,7 @@ async function messagesRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
   });
   const messages = new MessagesService(ctx.chat);
   const options = {
-    config: { access: 'key' as const, xApiKey: true },
+    config: { access: 'key' as const, xApiKey: true, scanBody: true },
     bodyLimit: Math.max(ctx.config.bodyLimitBytes, MESSAGES_BODY_LIMIT_BYTES),
     errorHandler: anthropicErrorHandler,
   };

@@ -3,7 +3,7 @@
 // the pieces such keys are made of.
 import secureJson from 'secure-json-parse';
 import { describe, expect, it } from 'vitest';
-import { cannotPoison } from './messages.js';
+import { cannotPoison } from '../../../domain/poison-spellings.js';
 
 /** Valid JSON (every text here is) that the app's parser refuses all the same. */
 const refusedByTheAppParser = (text: string): boolean => {
