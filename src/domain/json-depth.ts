@@ -2,6 +2,8 @@
 // walk it; a body nested thousands deep would overflow the stack somewhere along that path (a 500).
 // Both checks here are iterative, so they are safe on any input.
 
+import type { PrototypeKeyWatch } from './poison-spellings.js';
+
 /** The deepest nesting of objects and arrays a request body may have (the body itself is level 1). */
 export const MAX_JSON_DEPTH = 64;
 
@@ -13,6 +15,7 @@ const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
+const LETTER_U = 0x75;
 
 /** A top-level member as its bytes lie in the body: the key's span, and the value's when a string. */
 export interface TopLevelMember {
@@ -75,13 +78,19 @@ export class JsonDepthScanner {
   private depth = 0;
   private inString = false;
   private escaped = false;
+  /** Where the open string's content begins (absolute), for the watch's length check. */
+  private stringAt = 0;
   /** Bytes pushed so far: the absolute position of the next chunk's first byte. */
   bytes = 0;
 
-  /** With `layout`, the top-level keys and string values are noted in it as the bytes pass. */
+  /**
+   * With `layout`, the top-level keys and string values are noted in it as the bytes pass; with
+   * `keys`, every string and escape is shown to it (domain/poison-spellings.ts).
+   */
   constructor(
     readonly limit: number = MAX_JSON_DEPTH,
     readonly layout?: TopLevelLayout,
+    readonly keys?: PrototypeKeyWatch,
   ) {}
 
   /**
@@ -97,6 +106,8 @@ export class JsonDepthScanner {
     const base = this.bytes;
     this.bytes += end;
     const layout = this.layout;
+    const keys = this.keys;
+    keys?.nextChunk(bytes);
     let i = 0;
     // The next backslash and the next quote at or after i (end: none), each searched again only
     // once passed: a long string with many escapes would otherwise be searched to its end per escape.
@@ -106,6 +117,7 @@ export class JsonDepthScanner {
       if (this.inString) {
         if (this.escaped) {
           this.escaped = false;
+          if (keys && bytes[i] === LETTER_U) keys.unicodeEscape(bytes, i);
           i++;
           continue;
         }
@@ -122,6 +134,7 @@ export class JsonDepthScanner {
           i = backslash + 1;
         } else if (quote < end) {
           this.inString = false;
+          if (keys) keys.stringEnded(bytes, this.stringAt - base, quote);
           i = quote + 1;
           if (layout && this.depth === 1) layout.stringEnded(base + i);
         } else return true;
@@ -130,6 +143,7 @@ export class JsonDepthScanner {
       const c = bytes[i++];
       if (c === QUOTE) {
         this.inString = true;
+        this.stringAt = base + i;
         if (layout && this.depth === 1) layout.stringStarted(base + i - 1);
       } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
         if (++this.depth > this.limit) return false;

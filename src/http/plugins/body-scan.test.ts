@@ -6,7 +6,6 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messagesBody } from '../../../bench/messages-body.js';
-import { cannotPoison } from '../../domain/poison-spellings.js';
 import { bodyScanOf, registerLowLevelErrors } from './low-level-errors.js';
 
 let app: FastifyInstance;
@@ -66,7 +65,7 @@ describe('the body scan', () => {
       const seen = await post(body, size);
       expect(seen.bytes).toBe(body.length);
       expect(seen.keys).toEqual(topLevel.map((key) => JSON.stringify(key).length));
-      expect(seen.poisonSpelling).toBe(!cannotPoison(body.toString()));
+      expect(seen.poisonSpelling).toBe(false);
     }
   });
 
@@ -75,11 +74,11 @@ describe('the body scan', () => {
     expect((await post(Buffer.from('{"model":"m"}'), 100)).bytes).toBe(13);
   });
 
-  it('sees a poison spelling split across two chunks', async () => {
-    // Harmless here (a string), but spelled: such a body takes the app's checking parser.
-    const body = Buffer.from('{"model":"m","note":"a prototype"}');
-    const seen = await post(body, body.indexOf('prototype') + 4);
-    expect(seen.poisonSpelling).toBe(true);
-    expect((await post(Buffer.from('{"model":"m","note":"a protocol"}'), 20)).poisonSpelling).toBe(false);
+  it('sees a prototype key split across chunks', async () => {
+    // Harmless here (a key of its own), but spelled: such a body takes the app's checking parser.
+    const body = Buffer.from('{"model":"m","note":{"prototype":1}}');
+    for (const size of [body.indexOf('prototype') + 4, 3])
+      expect((await post(body, size)).poisonSpelling).toBe(true);
+    expect((await post(Buffer.from('{"model":"m","note":{"protocols":1}}'), 20)).poisonSpelling).toBe(false);
   });
 });

@@ -20,7 +20,7 @@ import type {
 } from 'fastify';
 import { AppError, errorBody } from '../../domain/errors.js';
 import { JsonDepthScanner, MAX_JSON_DEPTH, TopLevelLayout } from '../../domain/json-depth.js';
-import { PoisonSpellings } from '../../domain/poison-spellings.js';
+import { PrototypeKeyWatch } from '../../domain/poison-spellings.js';
 import { sendError } from '../errors.js';
 
 /** The longest URL (path and query) served; nginx's default buffer is the same 8 KiB. */
@@ -140,9 +140,9 @@ export function bodyScanOf(request: FastifyRequest): BodyScan | undefined {
 class DepthLimit extends Transform {
   protected readonly scanner: JsonDepthScanner;
 
-  constructor(layout?: TopLevelLayout) {
+  constructor(layout?: TopLevelLayout, keys?: PrototypeKeyWatch) {
     super();
-    this.scanner = new JsonDepthScanner(MAX_JSON_DEPTH, layout);
+    this.scanner = new JsonDepthScanner(MAX_JSON_DEPTH, layout, keys);
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
@@ -153,10 +153,11 @@ class DepthLimit extends Transform {
 
 /** The depth check of a route that asked for the body scan: the same pass, noting what it sees. */
 class ScanningDepthLimit extends DepthLimit implements BodyScan {
-  private readonly spellings = new PoisonSpellings();
-
-  constructor(readonly layout = new TopLevelLayout()) {
-    super(layout);
+  constructor(
+    readonly layout = new TopLevelLayout(),
+    private readonly keys = new PrototypeKeyWatch(),
+  ) {
+    super(layout, keys);
   }
 
   get bytes(): number {
@@ -164,12 +165,7 @@ class ScanningDepthLimit extends DepthLimit implements BodyScan {
   }
 
   get poisonSpelling(): boolean {
-    return this.spellings.found;
-  }
-
-  override _transform(chunk: Buffer, encoding: BufferEncoding, callback: TransformCallback): void {
-    this.spellings.push(chunk);
-    super._transform(chunk, encoding, callback);
+    return this.keys.found;
   }
 }
 

@@ -48,8 +48,9 @@ export function registerMessagesRoutes(app: FastifyInstance, ctx: AppContext): v
 async function messagesRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   // The app's JSON parser (prototype-poisoning checks included) on the bytes, which are kept. Its two
   // regular expressions together take about as long as JSON.parse itself on a Claude Code-sized
-  // body (about 180 µs on the bench VM); a body that spells neither `__proto__` nor `prototype`
-  // (domain/poison-spellings.ts, searched while the body arrived) is parsed by JSON.parse alone.
+  // body (about 180 µs on the bench VM); a body with no `__proto__` or `prototype` string and no
+  // `\u00` escape (domain/poison-spellings.ts, watched while the body arrived) is parsed by
+  // JSON.parse alone.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw: Buffer, done) => {
