@@ -4,6 +4,7 @@ import { createParser } from 'eventsource-parser';
 import type { Client } from 'undici';
 import { type InterleavedJob, runInterleaved } from './interleaved.js';
 import type { HttpTarget } from './latency-client.js';
+import { readServerTiming } from '../src/http/server-timing.js';
 import { percentile } from './stats.js';
 import type { StreamSummary } from './types.js';
 
@@ -13,6 +14,8 @@ interface StreamSample {
   ttfcMs: number;
   totalMs: number;
   events: number;
+  /** The answer's Server-Timing `gateway` duration, when it had one. */
+  gatewayMs?: number;
 }
 
 async function oneStream(client: Client, target: HttpTarget): Promise<StreamSample | null> {
@@ -21,6 +24,7 @@ async function oneStream(client: Client, target: HttpTarget): Promise<StreamSamp
   let ttfcMs: number | null = null;
   let events = 0;
   let sawDone = false;
+  let gatewayMs: number | undefined;
   const parser = createParser({
     onEvent(event) {
       // OpenAI's streams end with [DONE], Anthropic's with the message_stop event.
@@ -43,18 +47,23 @@ async function oneStream(client: Client, target: HttpTarget): Promise<StreamSamp
       await response.body.dump();
       return null;
     }
+    const timing = response.headers['server-timing'];
+    gatewayMs = readServerTiming(Array.isArray(timing) ? timing[0] : timing).gatewayMs;
     const decoder = new TextDecoder();
     for await (const bytes of response.body) parser.feed(decoder.decode(bytes as Buffer, { stream: true }));
   } catch {
     return null;
   }
   if (ttfcMs === null || !sawDone) return null;
-  return { ttfcMs, totalMs: since(), events };
+  return { ttfcMs, totalMs: since(), events, gatewayMs };
 }
 
 function summarize(samples: StreamSample[], failures: number): StreamSummary {
   const ttfc = samples.map((s) => s.ttfcMs).sort((a, b) => a - b);
   const events = samples.reduce((acc, s) => acc + s.events, 0);
+  const gateway = samples
+    .flatMap((s) => (s.gatewayMs === undefined ? [] : [s.gatewayMs]))
+    .sort((a, b) => a - b);
   const seconds = samples.reduce((acc, s) => acc + s.totalMs, 0) / 1000;
   return {
     streams: samples.length,
@@ -63,6 +72,7 @@ function summarize(samples: StreamSample[], failures: number): StreamSummary {
     chunksPerSec: seconds > 0 ? events / seconds : Number.NaN,
     chunksPerStream: samples.length ? events / samples.length : Number.NaN,
     failures,
+    gatewayP50Ms: gateway.length > 0 ? percentile(gateway, 50) : undefined,
   };
 }
 

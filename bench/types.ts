@@ -39,6 +39,8 @@ export interface StreamSummary {
   chunksPerSec: number;
   chunksPerStream: number;
   failures: number;
+  /** Median of the answers' Server-Timing `gateway` durations, when they carried one (gengate's own time). */
+  gatewayP50Ms?: number;
 }
 
 export type Verdict = 'PASS' | 'MISS' | 'SKIP' | 'INFO';

@@ -191,4 +191,15 @@ async function firstEvent(
     skip: gate.skip,
     invalid,
   });
+  addFigure(env, {
+    id: 'messages-ttfb-gateway-share',
+    label: 'messages, gengate’s own share of the time to first event at 1 connection (Server-Timing)',
+    engine: gengate.engine,
+    unit: 'ms',
+    target: null,
+    value: g?.gatewayP50Ms ?? null,
+    detail: `p50 of the gateway;dur gengate reports on each answer (request in to first event out, less the upstream's ${formatNumber(g && d ? g.ttfcP50Ms - d.ttfcP50Ms : undefined)} ms of gengate − direct is the rest: the client's and the upstream's extra hop)`,
+    skip: gate.skip,
+    invalid,
+  });
 }

@@ -16,6 +16,11 @@ export interface MessagesCall {
   /** The usage row id. */
   readonly id: string;
   readonly stream: boolean;
+  /**
+   * How long the upstream took, from the request sent to its answer's headers (ms), once they came;
+   * undefined on a translated call, whose upstream call ChatService makes.
+   */
+  readonly upstreamMs?: number;
   /** A non-streaming answer (the Message object); the hold is settled before it is returned. */
   complete(client: Cancellation): Promise<Record<string, unknown>>;
   /**

@@ -72,16 +72,24 @@ export class MessagesService {
       },
       (loweredMax) => {
         const cancellation = new Cancellation();
+        const sent = upstreamBody(body, raw, route.upstreamModel, loweredMax);
+        const sentAt = performance.now();
         const answer = pass({
           endpoint: 'messages',
-          body: upstreamBody(body, raw, route.upstreamModel, loweredMax),
+          body: sent,
           stream: request.stream,
           ...headers,
           cancellation,
         });
+        const upstream: PassThroughUpstream = { cancellation, answer, sentAt };
         // Awaited by the call; until then (or when an early call is aborted) not unhandled.
-        answer.catch(() => undefined);
-        return { cancellation, answer };
+        answer.then(
+          () => {
+            upstream.answeredAt = performance.now();
+          },
+          () => undefined,
+        );
+        return upstream;
       },
     );
     return new PassThroughCall(this.chat, held, {

@@ -25,6 +25,9 @@ import { follow, type MessagesCall, type MessagesStreamSink, sseEvent } from './
 export interface PassThroughUpstream {
   cancellation: Cancellation;
   answer: Promise<MessagesUpstreamAnswer>;
+  /** performance.now() when the request went to the upstream, and when its answer's headers came. */
+  sentAt: number;
+  answeredAt?: number;
 }
 
 export class PassThroughCall implements MessagesCall {
@@ -48,6 +51,11 @@ export class PassThroughCall implements MessagesCall {
 
   get stream(): boolean {
     return this.details.stream;
+  }
+
+  get upstreamMs(): number | undefined {
+    const { sentAt, answeredAt } = this.held.call;
+    return answeredAt === undefined ? undefined : answeredAt - sentAt;
   }
 
   async complete(client: Cancellation): Promise<Record<string, unknown>> {

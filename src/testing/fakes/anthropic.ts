@@ -7,7 +7,7 @@
 // in the recorded event order (message_start, content blocks with ping, message_delta, message_stop),
 // or an HTTP error (FAKE_OVERLOADED: Anthropic's 529), or an `error` event after some deltas. Turns
 // may carry thinking blocks (thinking_delta then signature_delta, as Anthropic streams them), prompt
-// cache usage and server_tool_use usage. A responder can answer from the request instead of the
+// cache usage and server_tool_use usage, and a delay before the answer. A responder can answer from the request instead of the
 // queue (Claude Code's own requests), and POST /v1/messages/count_tokens counts 4 bytes a token.
 import { randomUUID } from 'node:crypto';
 import { type FakeReply, type FakeRequest, FakeServer } from './fake-server.js';
@@ -44,6 +44,8 @@ export interface FakeTurn {
   errorAfterDeltas?: number;
   /** The error event's error (default overloaded_error "Overloaded"). */
   streamError?: { type: string; message: string };
+  /** How long the fake thinks before its answer's headers (default: none). */
+  delayMs?: number;
 }
 
 export interface FakeHttpError {
@@ -144,7 +146,7 @@ export class FakeAnthropic {
     return this.server.close();
   }
 
-  private messages(request: FakeRequest): FakeReply {
+  private async messages(request: FakeRequest): Promise<FakeReply> {
     if (request.headers['x-api-key'] !== this.apiKey)
       return errorReply({ status: 401, type: 'authentication_error', message: 'invalid x-api-key' });
     const version = request.headers['anthropic-version'];
@@ -166,6 +168,7 @@ export class FakeAnthropic {
         usage: { input_tokens: 10, output_tokens: 5 },
       };
     if ('error' in script) return errorReply(script.error);
+    if (script.delayMs) await new Promise((resolve) => setTimeout(resolve, script.delayMs));
     const id = `msg_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
     return request.json.stream === true
       ? streamReply(id, request.json.model, script)

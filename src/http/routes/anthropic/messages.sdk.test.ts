@@ -25,6 +25,7 @@ import {
   usageChunk,
 } from '../../../testing/fake-openai.js';
 import { FAKE_OVERLOADED, FakeAnthropic } from '../../../testing/fakes/anthropic.js';
+import { readServerTiming } from '../../server-timing.js';
 
 const UPSTREAM_KEY = 'sk-ant-api03-upstream-secret-for-messages';
 const CLAUDE = 'claude-sonnet-4-5';
@@ -121,6 +122,28 @@ const weatherTool = {
 };
 
 describe('a Claude model on an Anthropic route: the pass-through', () => {
+  it('says in Server-Timing how long the upstream took and how long gengate did, streamed or not', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const turn = { content: [{ type: 'text' as const, text: 'Hi.' }], usage: { input_tokens: 10, output_tokens: 2 } };
+    anthropic.script({ ...turn, delayMs: 60 }, { ...turn, delayMs: 60 });
+    const request = { model: CLAUDE, max_tokens: 50, messages: [{ role: 'user' as const, content: 'Hi' }] };
+    const whole = await sdk(key).messages.create(request).withResponse();
+    const streamed = await sdk(key).messages.create({ ...request, stream: true }).withResponse();
+    for await (const _event of streamed.data) {
+      // read to the end
+    }
+    for (const response of [whole.response, streamed.response]) {
+      const value = response.headers.get('server-timing') ?? '';
+      expect(value).toMatch(/^gateway;dur=\d+\.\d{3}, upstream;dur=\d+\.\d{3}$/);
+      const { gatewayMs, upstreamMs } = readServerTiming(value);
+      // The fake's 60 ms are the upstream's; gengate's own share is what is left, well under them.
+      expect(upstreamMs).toBeGreaterThanOrEqual(59);
+      expect(gatewayMs).toBeGreaterThanOrEqual(0);
+      expect(gatewayMs).toBeLessThan(upstreamMs as number);
+    }
+    await settledUsage(app, key.accountId, key.keyId);
+  });
+
   it('create: every field reaches Anthropic, only model is rewritten; cache tokens billed at their prices', async () => {
     const key = await app.newKey({ balanceRub: 100 });
     const before = (await balanceOf(app, key.keyId)).balance;

@@ -9,6 +9,7 @@ import { Cancellation } from '../../../providers/cancellation.js';
 import { type AnthropicHeaders, MessagesService } from '../../../services/messages/messages-service.js';
 import { bodyObject } from '../../body.js';
 import { bodyScanOf } from '../../plugins/low-level-errors.js';
+import { serverTiming } from '../../server-timing.js';
 import { rawSseSink } from '../../sse.js';
 import { anthropicErrorHandler } from './errors.js';
 
@@ -99,9 +100,28 @@ async function messagesRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) client.cancel();
       });
-      if (!call.stream) return call.complete(client);
+      // What the gateway's own work took beside the upstream's, as the answer's first bytes leave.
+      const stampTiming = () => {
+        const timing = serverTiming(reply.elapsedTime, call.upstreamMs);
+        if (timing) reply.header('server-timing', timing);
+      };
+      if (!call.stream) {
+        const message = await call.complete(client);
+        stampTiming();
+        return message;
+      }
+      const sink = rawSseSink(reply);
       try {
-        await call.streamTo(rawSseSink(reply), client);
+        await call.streamTo(
+          {
+            ...sink,
+            start: () => {
+              stampTiming();
+              sink.start();
+            },
+          },
+          client,
+        );
       } catch (error) {
         // Before the stream started: the reply is still ours and the error handler answers it.
         if (!reply.sent) throw error;
