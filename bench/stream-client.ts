@@ -2,9 +2,9 @@
 // stream at a time per system, systems interleaved round by round like the latency client.
 import { createParser } from 'eventsource-parser';
 import type { Client } from 'undici';
+import { readServerTiming } from '../src/http/server-timing.js';
 import { type InterleavedJob, runInterleaved } from './interleaved.js';
 import type { HttpTarget } from './latency-client.js';
-import { readServerTiming } from '../src/http/server-timing.js';
 import { percentile } from './stats.js';
 import type { StreamSummary } from './types.js';
 

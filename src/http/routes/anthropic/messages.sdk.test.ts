@@ -124,11 +124,16 @@ const weatherTool = {
 describe('a Claude model on an Anthropic route: the pass-through', () => {
   it('says in Server-Timing how long the upstream took and how long gengate did, streamed or not', async () => {
     const key = await app.newKey({ balanceRub: 100 });
-    const turn = { content: [{ type: 'text' as const, text: 'Hi.' }], usage: { input_tokens: 10, output_tokens: 2 } };
+    const turn = {
+      content: [{ type: 'text' as const, text: 'Hi.' }],
+      usage: { input_tokens: 10, output_tokens: 2 },
+    };
     anthropic.script({ ...turn, delayMs: 60 }, { ...turn, delayMs: 60 });
     const request = { model: CLAUDE, max_tokens: 50, messages: [{ role: 'user' as const, content: 'Hi' }] };
     const whole = await sdk(key).messages.create(request).withResponse();
-    const streamed = await sdk(key).messages.create({ ...request, stream: true }).withResponse();
+    const streamed = await sdk(key)
+      .messages.create({ ...request, stream: true })
+      .withResponse();
     for await (const _event of streamed.data) {
       // read to the end
     }
