@@ -1,10 +1,10 @@
-// The watch lets JSON.parse alone take a body the app's parser (secure-json-parse) would refuse?
+// Either test lets JSON.parse alone take a body the app's parser (secure-json-parse) would refuse?
 // Never: checked against secure-json-parse itself on random bodies built from the pieces such keys
-// are made of, fed to the scanner in random chunks (single bytes included).
+// are made of (the watch fed them in random chunks, single bytes included).
 import secureJson from 'secure-json-parse';
 import { describe, expect, it } from 'vitest';
 import { JsonDepthScanner } from './json-depth.js';
-import { PrototypeKeyWatch } from './poison-spellings.js';
+import { cannotPoison, PrototypeKeyWatch } from './poison-spellings.js';
 
 function random(seed: number) {
   let state = seed >>> 0;
@@ -91,5 +91,45 @@ describe('PrototypeKeyWatch', () => {
     expect(found('{"note": "a prototype", "__protocol": 1}')).toBe(false);
     expect(found('{"constructor": {"prototype": 1}}')).toBe(true);
     expect(found('{"__proto__": {}}')).toBe(true);
+  });
+});
+
+describe('cannotPoison', () => {
+  it('is false for every text the app parser refuses, on random compositions', () => {
+    const keys = [
+      '__proto__',
+      '\\u005f_proto__',
+      '__pr\\u006fto__',
+      'constructor',
+      'c\\u006fnstructor',
+      'a',
+      'proto',
+    ];
+    const inner = ['prototype', 'pr\\u006ftotype', 'x', '_proto'];
+    let seed = 7;
+    const pick = <T>(items: T[]) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return items[seed % items.length];
+    };
+    let refused = 0;
+    for (let i = 0; i < 2_000; i++) {
+      const text = `{"model": "m", "metadata": {"${pick(keys)}": {"${pick(inner)}": {"b": 1}}}, "${pick(keys)}": 1}`;
+      if (refusedByTheAppParser(text)) {
+        refused++;
+        expect(cannotPoison(text), text).toBe(false);
+      }
+    }
+    expect(refused).toBeGreaterThan(100);
+  });
+
+  it('is true for an ordinary Claude Code-like body, which then skips the regular expressions', () => {
+    const text = JSON.stringify({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 100,
+      system: [{ type: 'text', text: 'You are a coding agent.\nRead files with the Read tool.' }],
+      messages: [{ role: 'user', content: 'Rename the class and its constructor arguments, résumé ✓' }],
+    });
+    expect(cannotPoison(text)).toBe(true);
+    expect(refusedByTheAppParser(text)).toBe(false);
   });
 });
