@@ -8,6 +8,7 @@
 //                bill, settles the request. Past that bound, or when the upstream breaks, a
 //                stream's output read so far is counted with the model family's tokenizer
 //                (domain/chat/token-count.ts); a whole answer that never came bills nothing.
+
 import { chatCost, type TokenPrices } from '../../domain/billing/chat-cost.js';
 import { chatProviderCost, type RouteCost } from '../../domain/billing/provider-cost.js';
 import type { ChatRequest } from '../../domain/chat/request.js';
@@ -30,6 +31,7 @@ import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedKey } from '../auth.js';
 import type { Clock } from '../clock.js';
 import type { Metrics } from '../metrics.js';
+import { drainOnLeave } from './drain-on-leave.js';
 
 /** Where a stream goes: the HTTP layer implements it over the raw response. */
 export interface ChatStreamSink {
@@ -85,7 +87,7 @@ export interface Settlement {
 
 export class ChatCall {
   private settled: Promise<Settlement> | null = null;
-  /** Set by drainOnLeave: what to do once the client is found gone. */
+  /** Set by leaveWatch: what to do once the client is found gone. */
   private clientGone: () => void = () => {};
 
   constructor(
@@ -118,7 +120,7 @@ export class ChatCall {
     // The client leaving does not stop the upstream at once: it is given cutStreamDrainMs to answer,
     // so that what it bills is billed (it generates, and bills, whether or not anyone waits).
     const upstream = this.init.early?.cancellation ?? new Cancellation();
-    const leave = this.drainOnLeave(client, upstream, () => true);
+    const leave = this.leaveWatch(client, upstream, () => true);
     try {
       completion = await (this.init.early?.completion ??
         this.init.provider.complete({ body: this.init.upstreamBody, cancellation: upstream }));
@@ -142,26 +144,16 @@ export class ChatCall {
     return completion;
   }
 
-  /**
-   * When `client` leaves: stops `upstream` at once if `readOn()` says there is nothing to bill yet,
-   * else after cutStreamDrainMs. Returns the function that stops watching.
-   */
-  private drainOnLeave(client: Cancellation, upstream: Cancellation, readOn: () => boolean): () => void {
-    let drain: NodeJS.Timeout | undefined;
-    const stop = () => upstream.cancel(client.reason);
-    const clientGone = () => {
-      if (upstream.aborted || drain) return;
-      if (!readOn()) return stop();
-      drain = setTimeout(stop, this.init.cutStreamDrainMs ?? DEFAULT_CUT_STREAM_DRAIN_MS);
-      drain.unref?.();
-    };
-    if (client.aborted) clientGone();
-    else client.once('abort', clientGone);
-    this.clientGone = clientGone;
-    return () => {
-      clearTimeout(drain);
-      client.removeListener('abort', clientGone);
-    };
+  /** drainOnLeave with this call's drain bound; a write that finds the client gone calls clientGone. */
+  private leaveWatch(client: Cancellation, upstream: Cancellation, readOn: () => boolean): () => void {
+    const watch = drainOnLeave(
+      client,
+      upstream,
+      this.init.cutStreamDrainMs ?? DEFAULT_CUT_STREAM_DRAIN_MS,
+      readOn,
+    );
+    this.clientGone = watch.gone;
+    return watch.release;
   }
 
   /**
@@ -174,7 +166,7 @@ export class ChatCall {
     // bound passed, an error), so the upstream request always ends.
     const upstream = this.init.early?.cancellation ?? new Cancellation();
     const output: string[][] = [];
-    const leave = this.drainOnLeave(client, upstream, () => output.length > 0);
+    const leave = this.leaveWatch(client, upstream, () => output.length > 0);
     try {
       await this.relay(sink, upstream, client, output);
     } finally {

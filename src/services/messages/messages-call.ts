@@ -33,11 +33,3 @@ export interface MessagesCall {
 /** One SSE event in Anthropic's framing: the event line, then the data line. */
 export const sseEvent = (event: { type: string }) =>
   `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-
-/** Cancels `target` when `source` is cancelled, until the returned function is called. */
-export function follow(source: Cancellation, target: Cancellation): () => void {
-  const onAbort = () => target.cancel(source.reason);
-  if (source.aborted) onAbort();
-  source.once('abort', onAbort);
-  return () => source.removeListener('abort', onAbort);
-}

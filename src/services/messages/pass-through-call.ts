@@ -2,10 +2,12 @@
 // it was sent, with only `model` rewritten to the public id (in the body, or in message_start).
 // Stream events are relayed in order without being parsed, except the few billing reads:
 // message_start (model, and the prompt's usage) and message_delta (the final usage); content
-// deltas are only counted, to bill a stream that is cut before its usage arrives.
+// deltas are kept as text, and read only to bill a stream cut before its final usage
+// (event-reader.ts).
 //   completed  → the reported usage at the model's prices (cache writes/reads, server-tool uses);
 //   failed     → upstream error: nothing billed before message_start, else what was delivered;
-//   cancelled  → client gone: the upstream request is dropped, and what was delivered is billed.
+//   cancelled  → client gone: the upstream is read on for up to cutStreamDrainMs (drain-on-leave.ts)
+//                and its final usage billed; cut before it, what was read is billed.
 import {
   EMPTY_MESSAGES_USAGE,
   type MessagesPrices,
@@ -13,14 +15,17 @@ import {
   messagesCost,
 } from '../../domain/billing/messages-cost.js';
 import { chatProviderCost, type RouteCost } from '../../domain/billing/provider-cost.js';
+import { tokenizerFamily } from '../../domain/chat/token-count.js';
 import { AppError } from '../../domain/errors.js';
 import { anthropicError } from '../../domain/messages/errors.js';
-import { mergeMessagesUsage, readMessagesUsage } from '../../domain/messages/usage.js';
+import { readMessagesUsage } from '../../domain/messages/usage.js';
 import type { Cancellation } from '../../providers/cancellation.js';
 import type { MessagesUpstreamAnswer } from '../../providers/chat-provider.js';
 import type { UsageStatus } from '../../storage/repositories/usage.js';
 import type { ChatService, HeldChatRequest } from '../chat/chat-service.js';
-import { follow, type MessagesCall, type MessagesStreamSink, sseEvent } from './messages-call.js';
+import { drainOnLeave, type LeaveWatch } from '../chat/drain-on-leave.js';
+import { EventReader } from './event-reader.js';
+import { type MessagesCall, type MessagesStreamSink, sseEvent } from './messages-call.js';
 
 export interface PassThroughUpstream {
   cancellation: Cancellation;
@@ -60,7 +65,8 @@ export class PassThroughCall implements MessagesCall {
 
   async complete(client: Cancellation): Promise<Record<string, unknown>> {
     const upstream = this.held.call;
-    const unfollow = follow(client, upstream.cancellation);
+    // A client that leaves leaves the upstream cutStreamDrainMs to answer: what it bills is billed.
+    const leave = drainOnLeave(client, upstream.cancellation, this.chat.cutStreamDrainMs, () => true);
     let message: Record<string, unknown>;
     try {
       const text = await (await upstream.answer).text();
@@ -78,11 +84,7 @@ export class PassThroughCall implements MessagesCall {
       await this.settle(client.aborted ? 'cancelled' : 'failed', null);
       throw error;
     } finally {
-      unfollow();
-    }
-    if (client.aborted) {
-      await this.settle('cancelled', null);
-      throw new AppError('upstream_error', 'The client disconnected before the answer was ready');
+      leave.release();
     }
     // Anthropic always reports usage; an answer without it is billed from the gateway's estimate
     // (the prompt's, and 4 bytes a token of the content), as chat does.
@@ -91,6 +93,11 @@ export class PassThroughCall implements MessagesCall {
       inputTokens: this.details.promptEstimate,
       outputTokens: Math.ceil(Buffer.byteLength(JSON.stringify(message.content ?? [])) / 4),
     };
+    if (client.aborted) {
+      // The answer came after the client left: nothing was delivered, but the upstream billed it.
+      await this.settle('cancelled', usage);
+      throw new AppError('upstream_error', 'The client disconnected before the answer was ready');
+    }
     await this.settle('completed', usage);
     message.model = this.held.model.id;
     return message;
@@ -98,15 +105,30 @@ export class PassThroughCall implements MessagesCall {
 
   async streamTo(sink: MessagesStreamSink, client: Cancellation): Promise<void> {
     const upstream = this.held.call;
-    const unfollow = follow(client, upstream.cancellation);
+    // Before any event reached the client the upstream stops at once when it leaves; after, it is
+    // read on for cutStreamDrainMs, so that its own final usage can settle the request.
+    let delivered = false;
+    const leave = drainOnLeave(client, upstream.cancellation, this.chat.cutStreamDrainMs, () => delivered);
+    const counted: MessagesStreamSink = {
+      ...sink,
+      write: (text) => {
+        delivered = true;
+        return sink.write(text);
+      },
+    };
     try {
-      await this.relay(sink, upstream, client);
+      await this.relay(counted, upstream, client, leave);
     } finally {
-      unfollow();
+      leave.release();
     }
   }
 
-  private async relay(sink: MessagesStreamSink, upstream: PassThroughUpstream, client: Cancellation) {
+  private async relay(
+    sink: MessagesStreamSink,
+    upstream: PassThroughUpstream,
+    client: Cancellation,
+    leave: LeaveWatch,
+  ) {
     let answer: MessagesUpstreamAnswer;
     let iterator: AsyncIterator<Uint8Array>;
     let next: IteratorResult<Uint8Array>;
@@ -125,9 +147,11 @@ export class PassThroughCall implements MessagesCall {
     try {
       for (; !next.done; next = await iterator.next()) {
         const out = reader.push(next.value);
-        if (out.length > 0 && !(await sink.write(out))) {
+        if (status === 'completed' && out.length > 0 && (client.aborted || !(await sink.write(out)))) {
+          // Read on (the drain) unless the upstream was stopped: the rest is billed as it is read.
           status = 'cancelled';
-          break;
+          leave.gone();
+          if (upstream.cancellation.aborted) break;
         }
       }
       if (status === 'completed') {
@@ -139,7 +163,7 @@ export class PassThroughCall implements MessagesCall {
           );
       }
     } catch {
-      if (client.aborted) status = 'cancelled';
+      if (client.aborted || status === 'cancelled') status = 'cancelled';
       else {
         status = 'failed';
         await sink.write(sseEvent(streamError(new AppError('upstream_error', 'The upstream stream failed'))));
@@ -152,7 +176,7 @@ export class PassThroughCall implements MessagesCall {
       }
     }
     try {
-      await this.settle(status, reader.usage(status === 'completed'));
+      await this.settle(status, await reader.usage(tokenizerFamily(this.held.model.id)));
     } finally {
       sink.end();
     }
@@ -180,87 +204,3 @@ const streamError = (error: AppError) => {
   const { body } = anthropicError(error);
   return { type: 'error', error: body.error };
 };
-
-const MESSAGE_START = 'event: message_start';
-const MESSAGE_DELTA = 'event: message_delta';
-const CONTENT_DELTA = 'event: content_block_delta';
-const MESSAGE_STOP = 'event: message_stop';
-const ERROR = 'event: error';
-
-/**
- * Splits the upstream's bytes into SSE events and hands them back ready to write: every event as
- * received except message_start, whose message.model becomes the public id. Keeps the usage.
- */
-class EventReader {
-  private readonly decoder = new TextDecoder();
-  private pending = '';
-  private seen: Record<string, unknown> | null = null;
-  private final = false;
-  private deltas = 0;
-  stopped = false;
-  failed = false;
-
-  constructor(private readonly publicModel: string) {}
-
-  push(bytes: Uint8Array): string {
-    this.pending += this.decoder.decode(bytes, { stream: true });
-    let out = '';
-    let start = 0;
-    for (;;) {
-      const end = this.pending.indexOf('\n\n', start);
-      if (end < 0) break;
-      out += this.event(this.pending.slice(start, end + 2));
-      start = end + 2;
-    }
-    this.pending = start === 0 ? this.pending : this.pending.slice(start);
-    return out;
-  }
-
-  private event(text: string): string {
-    if (text.startsWith(CONTENT_DELTA)) {
-      this.deltas++;
-      return text;
-    }
-    if (text.startsWith(MESSAGE_START)) {
-      const data = dataOf(text);
-      const message = data?.message as Record<string, unknown> | undefined;
-      if (!message) return text;
-      this.seen = (message.usage as Record<string, unknown>) ?? {};
-      message.model = this.publicModel;
-      return `${MESSAGE_START}\ndata: ${JSON.stringify(data)}\n\n`;
-    }
-    if (text.startsWith(MESSAGE_DELTA)) {
-      const usage = dataOf(text)?.usage;
-      if (usage && typeof usage === 'object') {
-        this.seen = { ...(this.seen ?? {}), ...(usage as Record<string, unknown>) };
-        this.final = true;
-      }
-      return text;
-    }
-    if (text.startsWith(MESSAGE_STOP)) this.stopped = true;
-    else if (text.startsWith(ERROR)) this.failed = true;
-    return text;
-  }
-
-  /**
-   * The usage to bill: the last reported; when the stream was cut before message_delta, the
-   * output is at least one token per content delta delivered. Null when nothing was reported.
-   */
-  usage(complete: boolean): MessagesUsage | null {
-    if (!this.seen) return null;
-    const usage = readMessagesUsage(this.seen) ?? EMPTY_MESSAGES_USAGE;
-    if (complete && this.final) return usage;
-    return mergeMessagesUsage(usage, { outputTokens: Math.max(usage.outputTokens, this.deltas) });
-  }
-}
-
-function dataOf(text: string): Record<string, unknown> | null {
-  const at = text.indexOf('\ndata:');
-  if (at < 0) return null;
-  const end = text.indexOf('\n', at + 6);
-  try {
-    return JSON.parse(text.slice(at + 6, end < 0 ? undefined : end)) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-}

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { messagesCost, messagesPrices } from '../../../domain/billing/messages-cost.js';
+import { countTokens } from '../../../domain/chat/token-count.js';
 import { parseMessagesRequest } from '../../../domain/messages/request.js';
 import { checkLedger } from '../../../storage/ledger/ledger-check.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../../testing/app.js';
@@ -74,6 +75,15 @@ beforeEach(() => {
 
 const sdk = (key: TestKey | string) =>
   new Anthropic({ apiKey: typeof key === 'string' ? key : key.secret, baseURL, maxRetries: 0 });
+
+/** POST /v1/messages with fetch itself (Bearer auth), for what the SDK hides: cuts and raw bytes. */
+const postMessages = (key: TestKey, body: Record<string, unknown>, signal?: AbortSignal) =>
+  fetch(`${baseURL}/v1/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal,
+  });
 
 /** Each settled request's provider and provider cost (the margin report's inputs), oldest first. */
 async function providerCosts(key: TestKey): Promise<[string | null, number | null][]> {
@@ -446,7 +456,65 @@ describe('a Claude model on an Anthropic route: the pass-through', () => {
     expect(await balanceOf(app, key.keyId)).toEqual(before);
   });
 
-  it('a stream cut by the client is billed from what was delivered', async () => {
+  it('a stream the upstream breaks is billed for the text its deltas delivered, not a token per delta', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = (await balanceOf(app, key.keyId)).balance;
+    const thinking = 'Weighing the antidisestablishmentarian counterarguments ';
+    const text = 'Pneumonoultramicroscopicsilicovolcanoconiosis incomprehensibilities remain unfinished';
+    anthropic.script({
+      content: [
+        { type: 'thinking', thinking, signature: 'EqQBCkYIBxgCKkD3c2lnbmF0dXJlIG9mIHRoZSB0aGlua2luZw==' },
+        { type: 'text', text },
+      ],
+      usage: { input_tokens: 12, output_tokens: 400 },
+      // The four thinking pieces, then two words of the text, then an `error` event.
+      errorAfterDeltas: 6,
+    });
+    const res = await postMessages(key, {
+      model: CLAUDE,
+      max_tokens: 500,
+      stream: true,
+      messages: [{ role: 'user', content: 'Go' }],
+    });
+    const events = await res.text();
+    expect(events).toContain('event: error');
+    const [row] = await settledUsage(app, key.accountId, key.keyId);
+    expect(row.status).toBe('failed');
+    // The signature is no output; the thinking and the two words are, counted as chat counts them.
+    const delivered = [thinking, 'Pneumonoultramicroscopicsilicovolcanoconiosis incomprehensibilities '];
+    const outputTokens = await countTokens('bound', delivered);
+    expect(outputTokens).toBeGreaterThan(6 * 2);
+    expect(row.input_tokens).toBe(12);
+    expect(row.output_tokens).toBe(outputTokens);
+    expect(row.cost).toBe(await claudeCost(usage({ inputTokens: 12, outputTokens })));
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: before - row.cost, held: 0 });
+  });
+
+  it('a client that leaves before a whole answer: the answer that still comes is billed, as chat bills it', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = (await balanceOf(app, key.keyId)).balance;
+    anthropic.script({
+      content: [{ type: 'text', text: 'Too late.' }],
+      usage: { input_tokens: 20, output_tokens: 3 },
+      delayMs: 150,
+    });
+    const controller = new AbortController();
+    const res = postMessages(
+      key,
+      { model: CLAUDE, max_tokens: 50, messages: [{ role: 'user', content: 'Go' }] },
+      controller.signal,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    await res.catch(() => undefined);
+    const [row] = await settledUsage(app, key.accountId, key.keyId);
+    expect(row.status).toBe('cancelled');
+    expect([row.input_tokens, row.output_tokens]).toEqual([20, 3]);
+    expect(row.cost).toBe(await claudeCost(usage({ inputTokens: 20, outputTokens: 3 })));
+    expect(await balanceOf(app, key.keyId)).toEqual({ balance: before - row.cost, held: 0 });
+  });
+
+  it('a stream cut by the client is read on to the upstream’s own count, and billed that', async () => {
     const key = await app.newKey({ balanceRub: 100 });
     const before = (await balanceOf(app, key.keyId)).balance;
     const words = Array.from({ length: 4000 }, (_, i) => `w${i} `).join('');
@@ -455,27 +523,25 @@ describe('a Claude model on an Anthropic route: the pass-through', () => {
       usage: { input_tokens: 12, output_tokens: 4000 },
     });
     const controller = new AbortController();
-    const res = await fetch(`${baseURL}/v1/messages`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
+    const res = await postMessages(
+      key,
+      {
         model: CLAUDE,
         max_tokens: 5000,
         stream: true,
         messages: [{ role: 'user', content: 'Go' }],
-      }),
-      signal: controller.signal,
-    });
+      },
+      controller.signal,
+    );
     const reader = res.body!.getReader();
     await reader.read();
     controller.abort();
     const [row] = await settledUsage(app, key.accountId, key.keyId);
-    expect(row.status === 'cancelled' || row.status === 'completed').toBe(true);
-    // Input from message_start, output at least one token per delivered delta and at most the total.
+    // The upstream was read on after the client left, to its own final count: billed exactly that.
+    expect(row.status).toBe('cancelled');
     expect(row.input_tokens).toBe(12);
-    expect(row.output_tokens).toBeGreaterThanOrEqual(1);
-    expect(row.output_tokens).toBeLessThanOrEqual(4000);
-    expect(row.cost).toBe(await claudeCost(usage({ inputTokens: 12, outputTokens: row.output_tokens })));
+    expect(row.output_tokens).toBe(4000);
+    expect(row.cost).toBe(await claudeCost(usage({ inputTokens: 12, outputTokens: 4000 })));
     expect(await balanceOf(app, key.keyId)).toEqual({ balance: before - row.cost, held: 0 });
   });
 });
