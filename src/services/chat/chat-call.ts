@@ -8,7 +8,6 @@
 //                bill, settles the request. Past that bound, or when the upstream breaks, a
 //                stream's output read so far is counted with the model family's tokenizer
 //                (domain/chat/token-count.ts); a whole answer that never came bills nothing.
-
 import { chatCost, type TokenPrices } from '../../domain/billing/chat-cost.js';
 import { chatProviderCost, type RouteCost } from '../../domain/billing/provider-cost.js';
 import type { ChatRequest } from '../../domain/chat/request.js';
