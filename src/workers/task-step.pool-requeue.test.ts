@@ -53,11 +53,14 @@ describe.each(ENGINES)('a busy task behind a pool with a failing account, on %s'
     );
     app = await createTaskTestApp({
       engine,
-      // The queue wait (700 ms) is longer than the whole provider timeout (600 ms).
+      // The queue wait (2.5 s) is longer than the whole provider timeout (2 s). The timeout still
+      // leaves a 50 ms simulator job room on a loaded CI machine (600 ms once timed one out there).
       config: {
         providersFile,
-        requeueDelayMs: 700,
-        providerTimeoutMs: 600,
+        requeueDelayMs: 2_500,
+        providerTimeoutMs: 2_000,
+        // Six tasks polled every 15 ms for about 3 s: past the default 600 requests a minute.
+        defaultRateLimitPerMin: 100_000,
         providerBreakerCooldownMs: 200,
         providerBreakerMinRequests: 2,
       },
