@@ -2,6 +2,7 @@
 // own (checks, hold, forwarding, and relaying the first bytes) and how much the upstream's (from
 // the request sent to its answer's headers), in ms with microseconds. Clients and load tests read
 // what the gateway adds without a baseline of their own; browsers show it in their network panels.
+import type { FastifyReply } from 'fastify';
 
 /** The header's value, or undefined when the upstream's share is not known. */
 export function serverTiming(totalMs: number, upstreamMs: number | undefined): string | undefined {
@@ -17,4 +18,25 @@ export function readServerTiming(value: string | undefined): { gatewayMs?: numbe
     return match ? Number(match[1]) : undefined;
   };
   return { gatewayMs: read('gateway'), upstreamMs: read('upstream') };
+}
+
+/** Sets the header from the reply's time so far and the upstream's share, when that is known. */
+export function stampServerTiming(reply: FastifyReply, upstreamMs: number | undefined): void {
+  const timing = serverTiming(reply.elapsedTime, upstreamMs);
+  if (timing) reply.header('server-timing', timing);
+}
+
+/** `sink` stamping the header just before it commits the response (with the first bytes out). */
+export function stampingSink<S extends { start(): void }>(
+  reply: FastifyReply,
+  sink: S,
+  upstreamMs: () => number | undefined,
+): S {
+  return {
+    ...sink,
+    start: () => {
+      stampServerTiming(reply, upstreamMs());
+      sink.start();
+    },
+  };
 }

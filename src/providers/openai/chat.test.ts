@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readServerTiming } from '../../http/server-timing.js';
 import { DEFAULT_CUT_STREAM_DRAIN_MS } from '../../services/chat/chat-call.js';
 import { checkLedger } from '../../storage/ledger/ledger-check.js';
 import { createTestApp, listenOnLoopback, type TestApp, type TestKey } from '../../testing/app.js';
@@ -158,6 +159,36 @@ describe('OpenAI-type upstream adapter', () => {
       output_tokens: 16_000,
       cost,
     });
+  });
+
+  it('says in Server-Timing how long the upstream took and how long gengate did, streamed or not', async () => {
+    fake.handle = async (request, res) => {
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      if (!request.body.stream)
+        return json(res, 200, completionBody(UPSTREAM_MODEL, 'Hi.', { prompt: 5, completion: 2 }));
+      sseHead(res);
+      event(res, chunk(UPSTREAM_MODEL, { role: 'assistant', content: 'Hi.' }, 'stop'));
+      event(res, usageChunk(UPSTREAM_MODEL, 5, 2));
+      done(res);
+    };
+    const key = await app.newKey({ balanceRub: 100 });
+    const request = { model: 'gpt-4o', messages: [{ role: 'user' as const, content: 'hi' }] };
+    const whole = await client(key).chat.completions.create(request).withResponse();
+    const streamed = await client(key)
+      .chat.completions.create({ ...request, stream: true })
+      .withResponse();
+    for await (const _chunk of streamed.data) {
+      // read to the end
+    }
+    for (const response of [whole.response, streamed.response]) {
+      const value = response.headers.get('server-timing') ?? '';
+      expect(value).toMatch(/^gateway;dur=\d+\.\d{3}, upstream;dur=\d+\.\d{3}$/);
+      const { gatewayMs, upstreamMs } = readServerTiming(value);
+      expect(upstreamMs).toBeGreaterThanOrEqual(59);
+      expect(gatewayMs).toBeGreaterThanOrEqual(0);
+      expect(gatewayMs).toBeLessThan(upstreamMs as number);
+    }
+    await settledUsage(app, key.accountId, key.keyId);
   });
 
   it('refuses an unknown or unpriced field before any upstream call, moving no money', async () => {

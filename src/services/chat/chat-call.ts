@@ -46,7 +46,13 @@ export interface ChatStreamSink {
  * its answer, and the cancellation it was sent with. Nothing of it reaches the client before the
  * hold has committed: the call is only handed over once it has.
  */
-export interface EarlyUpstream {
+/** performance.now() when a request went to the upstream, and when its answer came. */
+export interface UpstreamTiming {
+  sentAt: number;
+  answeredAt?: number;
+}
+
+export interface EarlyUpstream extends UpstreamTiming {
   cancellation: Cancellation;
   completion?: Promise<ChatCompletion>;
   chunks?: Promise<AsyncIterable<ChatCompletionChunk>>;
@@ -88,6 +94,7 @@ export class ChatCall {
   private settled: Promise<Settlement> | null = null;
   /** Set by leaveWatch: what to do once the client is found gone. */
   private clientGone: () => void = () => {};
+  private upstreamTiming: UpstreamTiming | undefined;
 
   constructor(
     private readonly deps: {
@@ -108,6 +115,23 @@ export class ChatCall {
     return this.init.request.stream;
   }
 
+  /** The upstream's time from the request sent to its answer (its headers, for a stream), in ms. */
+  get upstreamMs(): number | undefined {
+    const timing = this.upstreamTiming;
+    return timing?.answeredAt === undefined ? undefined : timing.answeredAt - timing.sentAt;
+  }
+
+  /** Starts (or adopts the early) upstream call, noting when it went and when its answer came. */
+  private timed<T>(early: Promise<T> | undefined, send: () => Promise<T>): Promise<T> {
+    const timing: UpstreamTiming = this.init.early ?? { sentAt: performance.now() };
+    this.upstreamTiming = timing;
+    const answer = early ?? send();
+    return answer.then((value) => {
+      timing.answeredAt ??= performance.now();
+      return value;
+    });
+  }
+
   /** Resolves with the settlement once the hold is resolved (for tests and logs). */
   get settlement(): Promise<Settlement> | null {
     return this.settled;
@@ -121,8 +145,9 @@ export class ChatCall {
     const upstream = this.init.early?.cancellation ?? new Cancellation();
     const leave = this.leaveWatch(client, upstream, () => true);
     try {
-      completion = await (this.init.early?.completion ??
-        this.init.provider.complete({ body: this.init.upstreamBody, cancellation: upstream }));
+      completion = await this.timed(this.init.early?.completion, () =>
+        this.init.provider.complete({ body: this.init.upstreamBody, cancellation: upstream }),
+      );
     } catch (error) {
       await this.settle(client.aborted ? 'cancelled' : 'failed', null);
       throw error;
@@ -182,8 +207,9 @@ export class ChatCall {
     let iterator: AsyncIterator<ChatCompletionChunk>;
     let next: IteratorResult<ChatCompletionChunk>;
     try {
-      const chunks = await (this.init.early?.chunks ??
-        this.init.provider.stream({ body: this.init.upstreamBody, cancellation: upstream }));
+      const chunks = await this.timed(this.init.early?.chunks, () =>
+        this.init.provider.stream({ body: this.init.upstreamBody, cancellation: upstream }),
+      );
       iterator = chunks[Symbol.asyncIterator]();
       next = await iterator.next();
     } catch (error) {

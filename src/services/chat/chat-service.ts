@@ -298,7 +298,7 @@ export class ChatService {
   }
 
   /** Aborts an upstream call sent alongside a hold that did not go through as planned. */
-  private abortEarly(early: EarlyUpstream | undefined): void {
+  private abortEarly(early: Pick<EarlyUpstream, 'cancellation'> | undefined): void {
     if (!early) return;
     early.cancellation.cancel();
     this.deps.metrics?.chatEarlyCallsAborted.inc();
@@ -379,12 +379,16 @@ function upstreamBody(
 function sendEarly(route: ChatRoute, stream: boolean, body: Record<string, unknown>): EarlyUpstream {
   const cancellation = new Cancellation();
   const call = { body, cancellation };
-  if (stream) {
-    const chunks = route.provider.stream(call);
-    chunks.catch(() => undefined);
-    return { cancellation, chunks };
-  }
-  const completion = route.provider.complete(call);
-  completion.catch(() => undefined);
-  return { cancellation, completion };
+  const sentAt = performance.now();
+  const early: EarlyUpstream = stream
+    ? { cancellation, sentAt, chunks: route.provider.stream(call) }
+    : { cancellation, sentAt, completion: route.provider.complete(call) };
+  // When the answer came (it may come before the hold ends); an early call aborted is not unhandled.
+  (early.chunks ?? early.completion)?.then(
+    () => {
+      early.answeredAt = performance.now();
+    },
+    () => undefined,
+  );
+  return early;
 }

@@ -16,10 +16,7 @@ export interface MessagesCall {
   /** The usage row id. */
   readonly id: string;
   readonly stream: boolean;
-  /**
-   * How long the upstream took, from the request sent to its answer's headers (ms), once they came;
-   * undefined on a translated call, whose upstream call ChatService makes.
-   */
+  /** How long the upstream took, from the request sent to its answer's headers (ms), once they came. */
   readonly upstreamMs?: number;
   /** A non-streaming answer (the Message object); the hold is settled before it is returned. */
   complete(client: Cancellation): Promise<Record<string, unknown>>;

@@ -28,6 +28,10 @@ export class TranslatedCall implements MessagesCall {
     return this.call.stream;
   }
 
+  get upstreamMs(): number | undefined {
+    return this.call.upstreamMs;
+  }
+
   async complete(client: Cancellation): Promise<Record<string, unknown>> {
     const completion = await this.call.complete(client);
     const billed = (await this.call.settlement)?.usage ?? null;

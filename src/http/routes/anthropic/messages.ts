@@ -9,7 +9,7 @@ import { Cancellation } from '../../../providers/cancellation.js';
 import { type AnthropicHeaders, MessagesService } from '../../../services/messages/messages-service.js';
 import { bodyObject } from '../../body.js';
 import { bodyScanOf } from '../../plugins/low-level-errors.js';
-import { serverTiming } from '../../server-timing.js';
+import { stampingSink, stampServerTiming } from '../../server-timing.js';
 import { rawSseSink } from '../../sse.js';
 import { anthropicErrorHandler } from './errors.js';
 
@@ -101,25 +101,14 @@ async function messagesRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
         if (!reply.raw.writableFinished) client.cancel();
       });
       // What the gateway's own work took beside the upstream's, as the answer's first bytes leave.
-      const stampTiming = () => {
-        const timing = serverTiming(reply.elapsedTime, call.upstreamMs);
-        if (timing) reply.header('server-timing', timing);
-      };
       if (!call.stream) {
         const message = await call.complete(client);
-        stampTiming();
+        stampServerTiming(reply, call.upstreamMs);
         return message;
       }
-      const sink = rawSseSink(reply);
       try {
         await call.streamTo(
-          {
-            ...sink,
-            start: () => {
-              stampTiming();
-              sink.start();
-            },
-          },
+          stampingSink(reply, rawSseSink(reply), () => call.upstreamMs),
           client,
         );
       } catch (error) {

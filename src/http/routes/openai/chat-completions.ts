@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { Cancellation } from '../../../providers/cancellation.js';
 import { bodyObject } from '../../body.js';
+import { stampingSink, stampServerTiming } from '../../server-timing.js';
 import { sseSink } from '../../sse.js';
 
 /** Vision requests carry images as data: URLs; 20 MiB fits several (OpenAI's per-image limit is 20 MB). */
@@ -31,9 +32,17 @@ export function registerChatCompletionsRoute(app: FastifyInstance, ctx: AppConte
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) client.cancel();
       });
-      if (!call.stream) return call.complete(client);
+      // What the gateway's own work took beside the upstream's, as the answer's first bytes leave.
+      if (!call.stream) {
+        const completion = await call.complete(client);
+        stampServerTiming(reply, call.upstreamMs);
+        return completion;
+      }
       try {
-        await call.streamTo(sseSink(reply), client);
+        await call.streamTo(
+          stampingSink(reply, sseSink(reply), () => call.upstreamMs),
+          client,
+        );
       } catch (error) {
         // Before the stream started: the reply is still ours and the error handler answers it.
         if (!reply.sent) throw error;

@@ -12,6 +12,7 @@ import { Cancellation } from '../../../providers/cancellation.js';
 import type { AuthenticatedKey } from '../../../services/auth.js';
 import type { ChatStreamSink } from '../../../services/chat/chat-call.js';
 import { bodyObject } from '../../body.js';
+import { stampingSink, stampServerTiming } from '../../server-timing.js';
 import { sseSink } from '../../sse.js';
 import { CHAT_BODY_LIMIT_BYTES } from './chat-completions.js';
 
@@ -44,13 +45,19 @@ export function registerResponsesRoute(app: FastifyInstance, ctx: AppContext): v
       });
       if (!parsed.stream) {
         const completion = await call.complete(client);
+        stampServerTiming(reply, call.upstreamMs);
         const billed = (await call.settlement)?.usage ?? null;
         return completionToResponse(completion, identity, parsed.echo, billed, unixSeconds(ctx));
       }
       const translator = new ResponsesStreamTranslator(identity, parsed.echo);
       try {
         await call.streamTo(
-          eventSink(sseSink(reply), translator, () => unixSeconds(ctx), request.log),
+          eventSink(
+            stampingSink(reply, sseSink(reply), () => call.upstreamMs),
+            translator,
+            () => unixSeconds(ctx),
+            request.log,
+          ),
           client,
         );
       } catch (error) {
