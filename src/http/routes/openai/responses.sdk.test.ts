@@ -21,6 +21,7 @@ import {
   sseHead,
   startFakeOpenAi,
 } from '../../../testing/fake-openai.js';
+import { readServerTiming } from '../../server-timing.js';
 
 let app: TestApp;
 let baseURL: string;
@@ -101,6 +102,26 @@ describe('the openai package: client.responses.create', () => {
     expect(usage.output_tokens).toBe(12);
     expect(usage.total_tokens).toBe(usage.input_tokens + 12);
     await expectBilledExactly(key, 'gpt-4o', usage.input_tokens, 12, before);
+  });
+
+  it('says in Server-Timing how long the upstream took and how long gengate did, streamed or not', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const request = { model: 'gpt-4o', input: 'Hi [sim:tokens=3] [sim:delay=60]' };
+    const whole = await client(key).responses.create(request).withResponse();
+    const streamed = await client(key)
+      .responses.create({ ...request, stream: true })
+      .withResponse();
+    for await (const _event of streamed.data) {
+      // read to the end
+    }
+    for (const response of [whole.response, streamed.response]) {
+      const { gatewayMs, upstreamMs } = readServerTiming(response.headers.get('server-timing') ?? '');
+      // The simulator's 60 ms are the upstream's share.
+      expect(upstreamMs).toBeGreaterThanOrEqual(59);
+      expect(gatewayMs).toBeGreaterThanOrEqual(0);
+      expect(gatewayMs).toBeLessThan(upstreamMs as number);
+    }
+    await settledUsage(app, key.accountId, key.keyId);
   });
 
   it('streams the Responses events in order and bills the usage of response.completed', async () => {
