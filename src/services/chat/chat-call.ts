@@ -30,6 +30,7 @@ import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedKey } from '../auth.js';
 import type { Clock } from '../clock.js';
 import type { Metrics } from '../metrics.js';
+import { noteAnswer, type UpstreamTiming, upstreamMsOf } from '../upstream-timing.js';
 import { drainOnLeave } from './drain-on-leave.js';
 
 /** Where a stream goes: the HTTP layer implements it over the raw response. */
@@ -46,12 +47,6 @@ export interface ChatStreamSink {
  * its answer, and the cancellation it was sent with. Nothing of it reaches the client before the
  * hold has committed: the call is only handed over once it has.
  */
-/** performance.now() when a request went to the upstream, and when its answer came. */
-export interface UpstreamTiming {
-  sentAt: number;
-  answeredAt?: number;
-}
-
 export interface EarlyUpstream extends UpstreamTiming {
   cancellation: Cancellation;
   completion?: Promise<ChatCompletion>;
@@ -117,19 +112,20 @@ export class ChatCall {
 
   /** The upstream's time from the request sent to its answer (its headers, for a stream), in ms. */
   get upstreamMs(): number | undefined {
-    const timing = this.upstreamTiming;
-    return timing?.answeredAt === undefined ? undefined : timing.answeredAt - timing.sentAt;
+    return upstreamMsOf(this.upstreamTiming);
   }
 
-  /** Starts (or adopts the early) upstream call, noting when it went and when its answer came. */
+  /** The early upstream call, or one started now; either way timed (the early one since it went). */
   private timed<T>(early: Promise<T> | undefined, send: () => Promise<T>): Promise<T> {
-    const timing: UpstreamTiming = this.init.early ?? { sentAt: performance.now() };
+    if (early) {
+      this.upstreamTiming = this.init.early;
+      return early;
+    }
+    const timing: UpstreamTiming = { sentAt: performance.now() };
     this.upstreamTiming = timing;
-    const answer = early ?? send();
-    return answer.then((value) => {
-      timing.answeredAt ??= performance.now();
-      return value;
-    });
+    const answer = send();
+    noteAnswer(timing, answer);
+    return answer;
   }
 
   /** Resolves with the settlement once the hold is resolved (for tests and logs). */

@@ -5,6 +5,7 @@
 // is on its way: it then waits for the slower of the two instead of both in turn, and its answer is
 // still only handed over once the hold committed. Under load the overlap bought no throughput and
 // cost some on SQLite (docs/DECISIONS.md), so it is kept for a lone request.
+
 import {
   type ChatHoldInput,
   type ChatHoldPlan,
@@ -36,6 +37,7 @@ import type { CatalogService } from '../catalog.js';
 import type { Clock } from '../clock.js';
 import { capReached } from '../hold-refusal.js';
 import type { Metrics } from '../metrics.js';
+import { noteAnswer } from '../upstream-timing.js';
 import { BalanceHints } from './balance-hints.js';
 import { ChatCall, DEFAULT_CUT_STREAM_DRAIN_MS, type EarlyUpstream, settleHold } from './chat-call.js';
 import { ChatHoldLease } from './hold-lease.js';
@@ -379,16 +381,14 @@ function upstreamBody(
 function sendEarly(route: ChatRoute, stream: boolean, body: Record<string, unknown>): EarlyUpstream {
   const cancellation = new Cancellation();
   const call = { body, cancellation };
-  const sentAt = performance.now();
-  const early: EarlyUpstream = stream
-    ? { cancellation, sentAt, chunks: route.provider.stream(call) }
-    : { cancellation, sentAt, completion: route.provider.complete(call) };
-  // When the answer came (it may come before the hold ends); an early call aborted is not unhandled.
-  (early.chunks ?? early.completion)?.then(
-    () => {
-      early.answeredAt = performance.now();
-    },
-    () => undefined,
-  );
+  const early: EarlyUpstream = { cancellation, sentAt: performance.now() };
+  // Timed from here: the answer may come before the hold ends.
+  if (stream) {
+    early.chunks = route.provider.stream(call);
+    noteAnswer(early, early.chunks);
+  } else {
+    early.completion = route.provider.complete(call);
+    noteAnswer(early, early.completion);
+  }
   return early;
 }

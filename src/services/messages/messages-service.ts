@@ -22,6 +22,7 @@ import { messagesToChatBody } from '../../domain/messages/to-chat.js';
 import { Cancellation } from '../../providers/cancellation.js';
 import type { AuthenticatedKey } from '../auth.js';
 import type { ChatService, PricedTextModel } from '../chat/chat-service.js';
+import { noteAnswer } from '../upstream-timing.js';
 import type { MessagesCall } from './messages-call.js';
 import { PassThroughCall, type PassThroughUpstream } from './pass-through-call.js';
 import { TranslatedCall } from './translated-call.js';
@@ -83,12 +84,7 @@ export class MessagesService {
         });
         const upstream: PassThroughUpstream = { cancellation, answer, sentAt };
         // Awaited by the call; until then (or when an early call is aborted) not unhandled.
-        answer.then(
-          () => {
-            upstream.answeredAt = performance.now();
-          },
-          () => undefined,
-        );
+        noteAnswer(upstream, answer);
         return upstream;
       },
     );

@@ -24,15 +24,14 @@ import type { MessagesUpstreamAnswer } from '../../providers/chat-provider.js';
 import type { UsageStatus } from '../../storage/repositories/usage.js';
 import type { ChatService, HeldChatRequest } from '../chat/chat-service.js';
 import { drainOnLeave, type LeaveWatch } from '../chat/drain-on-leave.js';
+import { type UpstreamTiming, upstreamMsOf } from '../upstream-timing.js';
 import { EventReader } from './event-reader.js';
 import { type MessagesCall, type MessagesStreamSink, sseEvent } from './messages-call.js';
 
-export interface PassThroughUpstream {
+/** The upstream call under way, timed from the request sent to its answer's headers. */
+export interface PassThroughUpstream extends UpstreamTiming {
   cancellation: Cancellation;
   answer: Promise<MessagesUpstreamAnswer>;
-  /** performance.now() when the request went to the upstream, and when its answer's headers came. */
-  sentAt: number;
-  answeredAt?: number;
 }
 
 export class PassThroughCall implements MessagesCall {
@@ -59,8 +58,7 @@ export class PassThroughCall implements MessagesCall {
   }
 
   get upstreamMs(): number | undefined {
-    const { sentAt, answeredAt } = this.held.call;
-    return answeredAt === undefined ? undefined : answeredAt - sentAt;
+    return upstreamMsOf(this.held.call);
   }
 
   async complete(client: Cancellation): Promise<Record<string, unknown>> {
