@@ -3,6 +3,7 @@
 // content block's pieces joined in order. Signature deltas are not output the model wrote, and
 // count nothing. The pass-through keeps the delta events as relayed and reads them only here, when
 // a stream was cut: a stream that completes never parses them.
+import { eventData } from './sse-events.js';
 
 /** One text per content block, in block order; blocks with no text are left out. */
 export function deliveredTexts(deltaEvents: readonly string[]): string[] {
@@ -26,17 +27,4 @@ export function deliveredTexts(deltaEvents: readonly string[]): string[] {
     else blocks.set(index, [piece]);
   }
   return [...blocks.entries()].sort(([a], [b]) => a - b).map(([, pieces]) => pieces.join(''));
-}
-
-/** The JSON of an SSE event's data line, or null when it has none or it does not parse. */
-export function eventData(event: string): Record<string, unknown> | null {
-  const at = event.indexOf('\ndata:');
-  if (at < 0) return null;
-  const end = event.indexOf('\n', at + 6);
-  try {
-    const data = JSON.parse(event.slice(at + 6, end < 0 ? undefined : end));
-    return data && typeof data === 'object' ? (data as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }

@@ -152,6 +152,8 @@ export class PassThroughCall implements MessagesCall {
           if (upstream.cancellation.aborted) break;
         }
       }
+      const rest = reader.rest();
+      if (status === 'completed' && rest.length > 0) await sink.write(rest);
       if (status === 'completed') {
         // A stream that ended without message_stop broke somewhere upstream.
         if (reader.failed || !reader.stopped) status = 'failed';

@@ -46,6 +46,11 @@ export interface FakeTurn {
   streamError?: { type: string; message: string };
   /** How long the fake thinks before its answer's headers (default: none). */
   delayMs?: number;
+  /**
+   * Streams only: the framing of an Anthropic-compatible server instead of Anthropic's own
+   * (`event:` and `data:` lines ending in \n): lines ending in \r\n or \r, an `id:` line first.
+   */
+  framing?: { lineEnd?: '\r\n' | '\r'; idLines?: boolean };
 }
 
 export interface FakeHttpError {
@@ -216,6 +221,13 @@ function message(id: string, model: string, turn: FakeTurn) {
 const sse = (type: string, data: Record<string, unknown>) =>
   `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
+/** An event as `sse` wrote it, in the turn's framing (JSON text holds no raw line end to confuse). */
+function framed(event: string, index: number, framing: FakeTurn['framing']): string {
+  if (!framing) return event;
+  const lineEnd = framing.lineEnd ?? '\n';
+  return (framing.idLines ? `id: ${index}\n${event}` : event).replaceAll('\n', lineEnd);
+}
+
 /** The events of a turn as Anthropic streams them. */
 function streamReply(id: string, model: string, turn: FakeTurn): FakeReply {
   const events: string[] = [];
@@ -241,7 +253,7 @@ function streamReply(id: string, model: string, turn: FakeTurn): FakeReply {
   const finish = (withError = false): FakeReply => ({
     status: 200,
     headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
-    body: events.join('') + (withError ? error() : ''),
+    body: [...events, ...(withError ? [error()] : [])].map((e, i) => framed(e, i, turn.framing)).join(''),
   });
   for (const [index, block] of turn.content.entries()) {
     if (block.type === 'thinking') {

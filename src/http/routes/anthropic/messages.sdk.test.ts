@@ -299,6 +299,64 @@ describe('a Claude model on an Anthropic route: the pass-through', () => {
     await settledUsage(app, key.accountId, key.keyId);
   });
 
+  it('an upstream framing its events with \\r\\n and id lines: every event relayed, billed from its usage', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    const before = (await balanceOf(app, key.keyId)).balance;
+    anthropic.script({
+      content: [{ type: 'text', text: 'It is Paris.' }],
+      usage: { input_tokens: 40, output_tokens: 3 },
+      framing: { lineEnd: '\r\n', idLines: true },
+    });
+    const stream = sdk(key).messages.stream({
+      model: CLAUDE,
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'Capital of France?' }],
+    });
+    const types: string[] = [];
+    stream.on('streamEvent', (e) => types.push(e.type));
+    const message = await stream.finalMessage();
+    expect(types).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
+    expect(message.model).toBe(CLAUDE);
+    expect(message.content).toMatchObject([{ type: 'text', text: 'It is Paris.' }]);
+    // 40×270 + 3×1350 = 14,850 micro-rubles per 10^6.
+    const micro = 14_850;
+    expect(await claudeCost(usage({ inputTokens: 40, outputTokens: 3 }))).toBe(micro);
+    await expectCharged(key, before, [micro], { status: 'completed', input_tokens: 40, output_tokens: 3 });
+  });
+
+  it('an upstream framing its lines with \\r alone that breaks: billed for the text its deltas delivered', async () => {
+    const key = await app.newKey({ balanceRub: 100 });
+    anthropic.script({
+      content: [{ type: 'text', text: 'Incomprehensibilities notwithstanding, unfinished' }],
+      usage: { input_tokens: 12, output_tokens: 400 },
+      errorAfterDeltas: 2,
+      framing: { lineEnd: '\r' },
+    });
+    const res = await postMessages(key, {
+      model: CLAUDE,
+      max_tokens: 500,
+      stream: true,
+      messages: [{ role: 'user', content: 'Go' }],
+    });
+    const events = await res.text();
+    expect(events).toContain('event: error\r');
+    expect(events).not.toContain('The upstream stream ended early');
+    const [row] = await settledUsage(app, key.accountId, key.keyId);
+    const outputTokens = await countTokens('bound', ['Incomprehensibilities notwithstanding, ']);
+    expect(outputTokens).toBeGreaterThan(2);
+    expect(row).toMatchObject({ status: 'failed', input_tokens: 12, output_tokens: outputTokens });
+    expect(row.cost).toBe(await claudeCost(usage({ inputTokens: 12, outputTokens })));
+  });
+
   it('an answer without usage is billed from the estimate: the prompt, and 4 bytes a token of the content', async () => {
     const key = await app.newKey({ balanceRub: 100 });
     const before = (await balanceOf(app, key.keyId)).balance;
