@@ -162,7 +162,7 @@ export class MessagesStreamTranslator {
     return events;
   }
 
-  /** The end of a complete stream: `billed` is the usage the gateway settled (null: the upstream's). */
+  /** The end of a complete stream: the stop reason, and the usage the upstream's chunks reported. */
   complete(): MessagesEvent[] {
     const events: MessagesEvent[] = [];
     this.start(events);
