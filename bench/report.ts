@@ -70,7 +70,7 @@ export function renderMarkdown(report: BenchReport): string {
     `- load average at start: ${meta.loadAverageAtStart.map((v) => v.toFixed(2)).join(' / ')} (everything below shares these CPUs: the load generator, the fake upstream, the systems measured)`,
     `- settings: ${settings.connections} connections, ${settings.durationSec} s per load run after a ${settings.warmupSec} s warm-up; ` +
       `latency ${settings.latencyRounds}×${settings.latencyPerRound} sequential requests per system (interleaved) after ${settings.latencyWarmup.toLocaleString('en-US')} of warm-up each; ` +
-      `streaming ${settings.streamRounds}×${settings.streamsPerRound} streams of ${settings.streamChunks} chunks; ` +
+      `streaming ${settings.streamRounds}×${settings.streamsPerRound} streams of ${settings.streamChunks} chunks (Messages: ${settings.streamRounds}×${settings.messagesStreamsPerRound}); ` +
       `${settings.tasks.toLocaleString('en-US')} tasks (timeout ${settings.taskTimeoutSec} s); GET /tasks/{id} over ${settings.readTasks} completed tasks; chat model \`${settings.chatModel}\`, task model \`${settings.taskModel}\`; ` +
       `engines: SQLite${settings.pg ? ', PostgreSQL + Redis' : ''}`,
     `- Portkey gateway: ${meta.portkeyVersion ?? 'not available'}`,

@@ -89,6 +89,8 @@ export interface BenchSettings {
   latencyPerRound: number;
   streamRounds: number;
   streamsPerRound: number;
+  /** Streams per system and round of the Messages scenario's first-event rounds. */
+  messagesStreamsPerRound: number;
   streamChunks: number;
   tasks: number;
   taskTimeoutSec: number;

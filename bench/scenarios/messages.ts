@@ -136,7 +136,7 @@ async function firstEvent(
   section(`${scenario} [${gengate.engine}]`);
   let summaries: Record<string, StreamSummary> = {};
   if (!gate.skip && !gate.invalid) {
-    const { streamRounds: rounds, streamsPerRound: perRound } = env.settings;
+    const { streamRounds: rounds, messagesStreamsPerRound: perRound } = env.settings;
     const systems = [
       targets['direct upstream'],
       targets['raw relay'],
