@@ -1,7 +1,7 @@
 // Runs one measurement per request against several systems in interleaved rounds, one keep-alive
 // connection per system, so background noise on a shared machine hits every system alike.
 import { Client } from 'undici';
-import type { HttpTarget } from './latency-client.js';
+import type { HttpTarget } from './types.js';
 
 export interface InterleavedJob {
   targets: HttpTarget[];

@@ -4,16 +4,7 @@
 import type { Client } from 'undici';
 import { type InterleavedJob, runInterleaved } from './interleaved.js';
 import { summarizeLatencies } from './stats.js';
-import type { LatencySummary } from './types.js';
-
-export interface HttpTarget {
-  name: string;
-  origin: string;
-  path: string;
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body?: string;
-}
+import type { HttpTarget, LatencySummary } from './types.js';
 
 export type LatencyJob = InterleavedJob;
 

@@ -5,29 +5,8 @@
 import autocannon, { type AutocannonOptions, type AutocannonResult } from 'autocannon';
 import { measureLatency } from './latency-client.js';
 import { measureStreams } from './stream-client.js';
-import type { LoadStats } from './types.js';
+import type { AutocannonJob, LoadStats } from './types.js';
 import { runWrk } from './wrk.js';
-
-export interface AutocannonJob {
-  origin: string;
-  method: 'GET' | 'POST';
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
-  connections: number;
-  /** Run for this long… */
-  durationSec?: number;
-  /** …or send exactly this many requests. */
-  amount?: number;
-  /** Each request takes the next of these paths in turn (GET of many different tasks). */
-  paths?: string[];
-  /** Replace `[<id>]` in the body with a number unique to the request, so no two bodies are alike. */
-  uniqueBodies?: boolean;
-  /** With `amount`: stop after this long even if not every request was answered. */
-  maxSec?: number;
-  /** wrk for timed runs when it is installed; autocannon otherwise, and for a number of requests. */
-  tool?: 'wrk' | 'autocannon';
-}
 
 const UNIQUE = '[<id>]';
 /** Across jobs too: the warm-up and the measured run never send the same body. */

@@ -1,11 +1,11 @@
 // The bench's side of the load process (bench/load-child.ts): start it once, then hand it jobs.
 // The load runs in that separate process, so the load generator never shares an event loop with the
 // bench, the baselines or the system under test.
-import type { HttpTarget, LatencyJob } from './latency-client.js';
-import type { AutocannonJob, LoadJobKind } from './load-child.js';
+import type { LatencyJob } from './latency-client.js';
+import type { LoadJobKind } from './load-child.js';
 import type { Child, ProcessGroup } from './processes.js';
 import type { StreamJob } from './stream-client.js';
-import type { LatencySummary, LoadStats, StreamSummary } from './types.js';
+import type { AutocannonJob, HttpTarget, LatencySummary, LoadStats, StreamSummary } from './types.js';
 
 export type { AutocannonJob, HttpTarget, LatencyJob, StreamJob };
 

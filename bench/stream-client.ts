@@ -4,9 +4,8 @@ import { createParser } from 'eventsource-parser';
 import type { Client } from 'undici';
 import { readServerTiming } from '../src/http/server-timing.js';
 import { type InterleavedJob, runInterleaved } from './interleaved.js';
-import type { HttpTarget } from './latency-client.js';
 import { percentile } from './stats.js';
-import type { StreamSummary } from './types.js';
+import type { HttpTarget, StreamSummary } from './types.js';
 
 export type StreamJob = InterleavedJob;
 

@@ -123,3 +123,35 @@ export interface BenchReport {
   figures: Figure[];
   measurements: Measurement[];
 }
+
+/** One system the latency and stream clients time, request by request. */
+export interface HttpTarget {
+  name: string;
+  origin: string;
+  path: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** A load run of one system (autocannon or wrk). */
+export interface AutocannonJob {
+  origin: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  connections: number;
+  /** Run for this long… */
+  durationSec?: number;
+  /** …or send exactly this many requests. */
+  amount?: number;
+  /** Each request takes the next of these paths in turn (GET of many different tasks). */
+  paths?: string[];
+  /** Replace `[<id>]` in the body with a number unique to the request, so no two bodies are alike. */
+  uniqueBodies?: boolean;
+  /** With `amount`: stop after this long even if not every request was answered. */
+  maxSec?: number;
+  /** wrk for timed runs when it is installed; autocannon otherwise, and for a number of requests. */
+  tool?: 'wrk' | 'autocannon';
+}

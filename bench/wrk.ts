@@ -9,8 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AutocannonJob } from './load-child.js';
-import type { LoadStats } from './types.js';
+import type { AutocannonJob, LoadStats } from './types.js';
 
 export const WRK_THREADS = 2;
 
