@@ -4,46 +4,12 @@ import { releaseAbandonedChatHolds, releaseHoldsOfDeadProcesses } from '../servi
 import { startWorkerHeartbeat } from '../services/status-heartbeat.js';
 import { WorkerHeartbeatsRepository } from '../storage/repositories/worker-heartbeats.js';
 import { runJanitorOnce } from './janitor.js';
+import { type RunningWorker, startLoop } from './loop.js';
 import { startNoticeSender } from './notice-sender.js';
 import { startProviderRecheck } from './provider-recheck.js';
 import { startTaskRunner } from './task-runner.js';
 import { startTopupReconcile } from './topup-reconcile.js';
 import { startWebhookSender } from './webhook-sender.js';
-
-export interface RunningWorker {
-  name: string;
-  stop(): Promise<void>;
-}
-
-/** A loop that runs `tick` every `intervalMs` until stopped, never overlapping itself. */
-export function startLoop(
-  name: string,
-  intervalMs: number,
-  tick: () => Promise<unknown>,
-  onError: (e: unknown) => void,
-): RunningWorker {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = tick()
-        .catch(onError)
-        .then(() => schedule());
-    }, intervalMs);
-    timer.unref?.();
-  };
-  schedule();
-  return {
-    name,
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
-}
 
 export async function startWorkers(
   ctx: AppContext,

@@ -2,7 +2,7 @@
 // WORKER_CONCURRENCY) and sends them at once. It runs only when TELEGRAM_BOT_TOKEN is set.
 import type { AppContext } from '../context.js';
 import { LowBalanceNotices } from '../services/notices/low-balance.js';
-import { type RunningWorker, startLoop } from './index.js';
+import { type RunningWorker, startLoop } from './loop.js';
 
 export function startNoticeSender(
   ctx: AppContext,

@@ -9,7 +9,7 @@ import { ENGINES } from '../testing/db.js';
 import { FAL_TEST_KEY, type FalFake, startFalFake } from '../testing/fakes/fal.js';
 import { parseExposition } from '../testing/prometheus-text.js';
 import { type ProviderE2E, startProviderE2E, waitFor } from '../testing/provider-e2e.js';
-import type { RunningWorker } from './index.js';
+import type { RunningWorker } from './loop.js';
 import { startProviderRecheck } from './provider-recheck.js';
 
 const RECHECK_MS = 500;

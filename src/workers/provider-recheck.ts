@@ -3,7 +3,7 @@
 // worker process runs this loop; the pool lets one process check each account per interval.
 import type { AppContext } from '../context.js';
 import { checkProvider } from '../services/providers-check.js';
-import { type RunningWorker, startLoop } from './index.js';
+import { type RunningWorker, startLoop } from './loop.js';
 
 export function startProviderRecheck(
   ctx: Pick<AppContext, 'providerPool' | 'taskProviders' | 'config'>,

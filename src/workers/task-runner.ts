@@ -9,7 +9,7 @@ import type { AppContext } from '../context.js';
 import type { Wakeups } from '../storage/pg-wakeups.js';
 import type { TaskRow } from '../storage/repositories/tasks.js';
 import { claimDueCountingTakeovers } from './claim-counting-takeovers.js';
-import type { RunningWorker } from './index.js';
+import type { RunningWorker } from './loop.js';
 import { type StepDeps, type StepSettings, TaskStep } from './task-step.js';
 
 export interface RunnerSettings extends Omit<StepSettings, 'workerId'> {

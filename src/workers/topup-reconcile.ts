@@ -3,7 +3,7 @@
 // and refunds whose answer was lost are asked again. Any number of processes may run it: each
 // top-up due is taken by one of them (services/payments/topups.ts, reconcileOnce).
 import type { AppContext } from '../context.js';
-import { type RunningWorker, startLoop } from './index.js';
+import { type RunningWorker, startLoop } from './loop.js';
 
 export function startTopupReconcile(
   ctx: AppContext,

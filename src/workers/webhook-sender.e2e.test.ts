@@ -13,7 +13,7 @@ import {
   waitForFinal,
 } from '../testing/tasks.js';
 import { type Receiver, type Responder, startReceiver } from '../testing/webhook-receiver.js';
-import type { RunningWorker } from './index.js';
+import type { RunningWorker } from './loop.js';
 import { startWebhookSender } from './webhook-sender.js';
 
 let app: TaskTestApp;

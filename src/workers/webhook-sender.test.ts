@@ -8,7 +8,7 @@ import type { WebhookDeliveryRow } from '../storage/repositories/webhooks.js';
 import { ADMIN_TOKEN, createTestApp, type TestApp, type TestKey } from '../testing/app.js';
 import { ENGINES } from '../testing/db.js';
 import { type Receiver, type Responder, startReceiver } from '../testing/webhook-receiver.js';
-import type { RunningWorker } from './index.js';
+import type { RunningWorker } from './loop.js';
 import { startWebhookSender } from './webhook-sender.js';
 
 // Long enough for a first delivery on a loaded CI machine (cold connection, JIT), short for the slow-receiver tests.

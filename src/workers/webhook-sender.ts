@@ -5,7 +5,7 @@
 // (nudges are coalesced, so a burst of finished tasks costs one claim per batch, not one each).
 // A delivery leased by a process that died is claimed again once its lease expires.
 import type { AppContext } from '../context.js';
-import type { RunningWorker } from './index.js';
+import type { RunningWorker } from './loop.js';
 
 export function startWebhookSender(
   ctx: AppContext,

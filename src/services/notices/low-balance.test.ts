@@ -8,7 +8,7 @@ import { ADMIN_TOKEN, createTestApp, type TestApp, type TestKey } from '../../te
 import { ENGINES } from '../../testing/db.js';
 import { TELEGRAM_TEST_TOKEN, TelegramFake } from '../../testing/fakes/telegram.js';
 import { expectLedgerClean } from '../../testing/tasks.js';
-import type { RunningWorker } from '../../workers/index.js';
+import type { RunningWorker } from '../../workers/loop.js';
 import { startNoticeSender } from '../../workers/notice-sender.js';
 
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };

@@ -14,7 +14,7 @@ import {
 } from '../../../testing/prometheus-text.js';
 import { createTaskTestApp, generate, type TaskTestApp, waitForFinal } from '../../../testing/tasks.js';
 import { type Receiver, startReceiver } from '../../../testing/webhook-receiver.js';
-import type { RunningWorker } from '../../../workers/index.js';
+import type { RunningWorker } from '../../../workers/loop.js';
 import { startWebhookSender } from '../../../workers/webhook-sender.js';
 
 describe.each(ENGINES)('/metrics after traffic on %s', (engine) => {
