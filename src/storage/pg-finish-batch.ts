@@ -10,8 +10,7 @@
 // transaction, which gives the exact answer (lease lost: undefined; a broken hold: an error).
 import { type Kysely, sql } from 'kysely';
 import { settleCtes } from './ledger/pg-batch-ctes.js';
-import type { TaskRow } from './repositories/tasks.js';
-import type { Database } from './schema.js';
+import type { Database, TaskRow } from './schema.js';
 
 export interface PgFinish {
   taskId: string;

@@ -9,8 +9,7 @@
 // carries the balances right after its own movement, in arrival order.
 import { type Kysely, sql } from 'kysely';
 import { holdCtes } from './ledger/pg-batch-ctes.js';
-import type { TaskRow } from './repositories/tasks.js';
-import type { Database } from './schema.js';
+import type { Database, TaskRow } from './schema.js';
 
 const latestCreation = (tasks: TaskRow[]): number => tasks.reduce((a, t) => Math.max(a, t.created_at), 0);
 

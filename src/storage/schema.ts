@@ -1,6 +1,6 @@
 // Table types shared by both engines. Times are epoch milliseconds; money is integer micro-rubles;
 // JSON columns are text; booleans are 0/1 integers so the same queries run on SQLite and PostgreSQL.
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { LedgerKind } from '../domain/billing/ledger-kinds.js';
 
 export interface AccountsTable {
@@ -116,6 +116,9 @@ export interface TasksTable {
   updated_at: number;
   finished_at: number | null;
 }
+
+/** A task as read from the database. */
+export type TaskRow = Selectable<TasksTable>;
 
 /**
  * Columns of tasks that the task's own life never reads (TaskRow leaves them out): what the

@@ -1,7 +1,7 @@
 // Tasks are also the work queue. Reads for clients are scoped by the owner account; the worker
 // methods are compare-and-set writes guarded by the lease owner, so a worker that lost its lease
 // (it stalled, another took over) can never overwrite the task.
-import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
+import { type Insertable, type Kysely, sql } from 'kysely';
 import type { Engine } from '../db.js';
 import { LedgerRepository } from '../ledger/ledger.js';
 import { PgBatcher } from '../pg-batcher.js';
@@ -9,9 +9,9 @@ import { type PgFinish, pgFinishTasks } from '../pg-finish-batch.js';
 import { commitsOn, type FlushBarrier } from '../pg-flush-barrier.js';
 import { pgInsertTasksWithHolds } from '../pg-task-batch.js';
 import { placeholderRow, prepared } from '../prepared.js';
-import type { Database, TasksTable } from '../schema.js';
+import type { Database, TaskRow, TasksTable } from '../schema.js';
 
-export type TaskRow = Selectable<TasksTable>;
+export type { TaskRow };
 export type NewTask = Insertable<TasksTable>;
 
 // The queries of every task's life (create, read, claim, submit, finish), compiled once.
