@@ -21,12 +21,9 @@ import {
   setSiteCookie,
 } from '../web/http.js';
 import { renderConsolePage } from './layout.js';
+import type { ConsoleSession } from './session.js';
 
-export interface ConsoleSession {
-  /** The session's CSRF token: put it in every form with csrfField(). */
-  csrfToken: string;
-  maintenance: boolean;
-}
+export type { ConsoleSession };
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,7 +1,7 @@
 // The frame of every console page (the shared shell of src/web/layout.ts): the console's sections
 // and the maintenance banner.
 import { csrfInput, renderSitePage, type SiteFrame, type SitePageOptions } from '../web/layout.js';
-import type { ConsoleSession } from './console-context.js';
+import type { ConsoleSession } from './session.js';
 
 export type ConsoleSection =
   | 'accounts'

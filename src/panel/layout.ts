@@ -1,7 +1,7 @@
 // The frame of every panel page (the shared shell of src/web/layout.ts): the panel's navigation,
 // the owner's account, and the maintenance banner.
 import { csrfInput, renderSitePage, type SiteFrame, type SitePageOptions } from '../web/layout.js';
-import type { PanelSession } from './panel-context.js';
+import type { PanelSession } from './session.js';
 
 export type PanelSection =
   | 'overview'

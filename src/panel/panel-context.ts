@@ -21,6 +21,7 @@ import {
   setSiteCookie,
 } from '../web/http.js';
 import { renderPage } from './layout.js';
+import type { PanelSession } from './session.js';
 
 export {
   formBody,
@@ -30,14 +31,7 @@ export {
   sendHtml,
 } from '../web/http.js';
 
-export interface PanelSession {
-  accountId: number;
-  messagingId: number;
-  /** The session's CSRF token: put it in every form with csrfField(). */
-  csrfToken: string;
-  /** Maintenance mode is on: the layout shows a banner. */
-  maintenance: boolean;
-}
+export type { PanelSession };
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -24,7 +24,7 @@ import {
   setCookie,
 } from '../panel-context.js';
 import { secondFactorLocked, wrongCodeMessage } from '../second-factor-messages.js';
-import { telegramWidget } from './telegram.js';
+import { telegramWidget } from './telegram-widget.js';
 
 export interface AuthDeps {
   sessions: PanelSessions;

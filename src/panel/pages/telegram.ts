@@ -3,7 +3,6 @@
 // confirmation, and the POST signs in. The Telegram id is the account's messaging_id; an unknown id
 // is refused, never created.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import { telegramFields, verifyTelegramLogin } from '../../domain/panel/telegram-login.js';
 import { escapeHtml } from '../../web/html.js';
@@ -13,13 +12,6 @@ import { type AuthDeps, completeFirstFactor } from './auth.js';
 
 /** How old a widget payload may be: about as long as a login link lives. */
 export const TELEGRAM_AUTH_MAX_AGE_SECONDS = 15 * 60;
-
-/** Telegram's own script, the one external script the panel loads (sign-in page only). It asks for
- * write access: a bot may message only users who allowed it, and it sends the low-balance notices. */
-export function telegramWidget(config: Config): string {
-  return `<div class="telegram-login"><p class="muted">Or sign in with the Telegram account your gengate account belongs to:</p>
-<script async src="https://telegram.org/js/telegram-widget.js?22" data-telegram-login="${escapeHtml(config.telegramBotUsername)}" data-size="large" data-request-access="write" data-auth-url="${escapeHtml(`${config.publicUrl}/panel/telegram`)}"></script></div>`;
-}
 
 function refused(reply: FastifyReply, status: number, message: string) {
   return sendHtml(
