@@ -2,7 +2,7 @@
 // list, refunds and codes); merged into OPERATIONS.
 import type { JsonSchema } from './components.js';
 import { hookBody, hookReceived } from './hook-docs.js';
-import type { OperationDoc } from './operations.js';
+import type { OperationDoc } from './operation-doc.js';
 
 const topup: JsonSchema = {
   type: 'object',
