@@ -1,7 +1,7 @@
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { MIXED, SAMPLES } from '../../testing/mixed-text.js';
-import { BOUND_FACTOR, countPromptTokens, countTokens, tokenizerFamily } from './token-count.js';
+import { BOUND_FACTOR, countPromptTokens, countTokens, tokenizerFamily, utf8Bytes } from './token-count.js';
 import { collectOutput } from './usage.js';
 
 const PLAIN = { disallowedSpecial: new Set<string>() };
@@ -56,6 +56,15 @@ describe('countTokens', () => {
     expect(count).toBe(
       3 + 2 * 3 + tokens('system') + tokens('Be brief.') + tokens('user') + tokens('What is this?') + 85,
     );
+  });
+});
+
+describe('utf8Bytes', () => {
+  it('counts UTF-8 bytes, never fewer than the tokens of any family', async () => {
+    expect(utf8Bytes(['héllo', '', '日本'])).toBe(6 + 6);
+    const texts = Object.values(SAMPLES);
+    for (const family of ['o200k', 'cl100k', 'bound'] as const)
+      expect(utf8Bytes(texts)).toBeGreaterThanOrEqual(await countTokens(family, texts));
   });
 });
 

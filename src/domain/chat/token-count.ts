@@ -51,6 +51,14 @@ function encoder(name: 'o200k' | 'cl100k'): Promise<Count> {
   return encoders[name];
 }
 
+/**
+ * The UTF-8 bytes of `texts`: never fewer than their tokens, so what a settlement bills for output
+ * when no tokenizer could be loaded.
+ */
+export function utf8Bytes(texts: readonly string[]): number {
+  return texts.reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8'), 0);
+}
+
 /** Tokens of `texts` (each counted on its own, as separate messages or choices are). */
 export async function countTokens(family: TokenizerFamily, texts: readonly string[]): Promise<number> {
   if (family !== 'bound') {

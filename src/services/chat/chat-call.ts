@@ -11,7 +11,7 @@
 import { chatCost, type TokenPrices } from '../../domain/billing/chat-cost.js';
 import { chatProviderCost, type RouteCost } from '../../domain/billing/provider-cost.js';
 import type { ChatRequest } from '../../domain/chat/request.js';
-import { countPromptTokens, countTokens, tokenizerFamily } from '../../domain/chat/token-count.js';
+import { countPromptTokens, countTokens, tokenizerFamily, utf8Bytes } from '../../domain/chat/token-count.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../../domain/chat/types.js';
 import {
   collectOutput,
@@ -280,7 +280,7 @@ export class ChatCall {
       // UTF-8 bytes (never fewer than its tokens) and the prompt estimate.
       return {
         promptTokens: reportedPrompt ?? this.init.promptEstimate,
-        completionTokens: texts.reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8'), 0),
+        completionTokens: utf8Bytes(texts),
       };
     }
   }

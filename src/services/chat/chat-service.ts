@@ -5,7 +5,6 @@
 // is on its way: it then waits for the slower of the two instead of both in turn, and its answer is
 // still only handed over once the hold committed. Under load the overlap bought no throughput and
 // cost some on SQLite (docs/DECISIONS.md), so it is kept for a lone request.
-
 import {
   type ChatHoldInput,
   type ChatHoldPlan,
@@ -237,11 +236,11 @@ export class ChatService {
       plan = await this.hold(opening, sizing, full);
     } catch (error) {
       this.requestsInFlight--;
-      if (early) this.abortEarly({ cancellation: early.cancellation });
+      this.abortEarly(early);
       throw error;
     }
     if (early && plan !== full) {
-      this.abortEarly({ cancellation: early.cancellation });
+      this.abortEarly(early);
       early = undefined;
     }
     this.deps.metrics?.chatHeld(model.id, plan.amount);

@@ -4,7 +4,7 @@
 // prompt), message_delta's (the final count), and the content deltas themselves, kept unparsed.
 // Events are told apart by their `event:` field, in any of the framings sse-events.ts reads.
 import { EMPTY_MESSAGES_USAGE, type MessagesUsage } from '../../domain/billing/messages-cost.js';
-import { countTokens, type TokenizerFamily } from '../../domain/chat/token-count.js';
+import { countTokens, type TokenizerFamily, utf8Bytes } from '../../domain/chat/token-count.js';
 import { deliveredTexts } from '../../domain/messages/delivered-output.js';
 import { eventData, eventEnd, eventType } from '../../domain/messages/sse-events.js';
 import { mergeMessagesUsage, readMessagesUsage } from '../../domain/messages/usage.js';
@@ -93,14 +93,8 @@ export class EventReader {
     const usage = readMessagesUsage(this.seen) ?? EMPTY_MESSAGES_USAGE;
     if (this.final) return usage;
     const texts = deliveredTexts(this.deltas);
-    let counted: number;
-    try {
-      counted = await countTokens(family, texts);
-    } catch {
-      // The tokenizer failed to load: the settlement must still happen, so bill the output's
-      // UTF-8 bytes (never fewer than its tokens), as chat does.
-      counted = texts.reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8'), 0);
-    }
+    // A tokenizer that fails to load must not stop the settlement: the bytes, as chat bills them.
+    const counted = await countTokens(family, texts).catch(() => utf8Bytes(texts));
     return mergeMessagesUsage(usage, { outputTokens: Math.max(usage.outputTokens, counted) });
   }
 }
