@@ -20,22 +20,23 @@ export function readServerTiming(value: string | undefined): { gatewayMs?: numbe
   return { gatewayMs: read('gateway'), upstreamMs: read('upstream') };
 }
 
-/** Sets the header from the reply's time so far and the upstream's share, when that is known. */
-export function stampServerTiming(reply: FastifyReply, upstreamMs: number | undefined): void {
-  const timing = serverTiming(reply.elapsedTime, upstreamMs);
+/** A call that knows its upstream's time (ChatCall, a Messages call), once the answer came. */
+export interface TimedCall {
+  readonly upstreamMs?: number;
+}
+
+/** Sets the header from the reply's time so far and the call's upstream share, when that is known. */
+export function stampServerTiming(reply: FastifyReply, call: TimedCall): void {
+  const timing = serverTiming(reply.elapsedTime, call.upstreamMs);
   if (timing) reply.header('server-timing', timing);
 }
 
 /** `sink` stamping the header just before it commits the response (with the first bytes out). */
-export function stampingSink<S extends { start(): void }>(
-  reply: FastifyReply,
-  sink: S,
-  upstreamMs: () => number | undefined,
-): S {
+export function stampingSink<S extends { start(): void }>(reply: FastifyReply, sink: S, call: TimedCall): S {
   return {
     ...sink,
     start: () => {
-      stampServerTiming(reply, upstreamMs());
+      stampServerTiming(reply, call);
       sink.start();
     },
   };

@@ -103,14 +103,11 @@ async function messagesRoutes(app: FastifyInstance, ctx: AppContext): Promise<vo
       // What the gateway's own work took beside the upstream's, as the answer's first bytes leave.
       if (!call.stream) {
         const message = await call.complete(client);
-        stampServerTiming(reply, call.upstreamMs);
+        stampServerTiming(reply, call);
         return message;
       }
       try {
-        await call.streamTo(
-          stampingSink(reply, rawSseSink(reply), () => call.upstreamMs),
-          client,
-        );
+        await call.streamTo(stampingSink(reply, rawSseSink(reply), call), client);
       } catch (error) {
         // Before the stream started: the reply is still ours and the error handler answers it.
         if (!reply.sent) throw error;

@@ -35,14 +35,11 @@ export function registerChatCompletionsRoute(app: FastifyInstance, ctx: AppConte
       // What the gateway's own work took beside the upstream's, as the answer's first bytes leave.
       if (!call.stream) {
         const completion = await call.complete(client);
-        stampServerTiming(reply, call.upstreamMs);
+        stampServerTiming(reply, call);
         return completion;
       }
       try {
-        await call.streamTo(
-          stampingSink(reply, sseSink(reply), () => call.upstreamMs),
-          client,
-        );
+        await call.streamTo(stampingSink(reply, sseSink(reply), call), client);
       } catch (error) {
         // Before the stream started: the reply is still ours and the error handler answers it.
         if (!reply.sent) throw error;

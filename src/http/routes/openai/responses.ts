@@ -45,7 +45,7 @@ export function registerResponsesRoute(app: FastifyInstance, ctx: AppContext): v
       });
       if (!parsed.stream) {
         const completion = await call.complete(client);
-        stampServerTiming(reply, call.upstreamMs);
+        stampServerTiming(reply, call);
         const billed = (await call.settlement)?.usage ?? null;
         return completionToResponse(completion, identity, parsed.echo, billed, unixSeconds(ctx));
       }
@@ -53,7 +53,7 @@ export function registerResponsesRoute(app: FastifyInstance, ctx: AppContext): v
       try {
         await call.streamTo(
           eventSink(
-            stampingSink(reply, sseSink(reply), () => call.upstreamMs),
+            stampingSink(reply, sseSink(reply), call),
             translator,
             () => unixSeconds(ctx),
             request.log,
