@@ -152,9 +152,10 @@ export class PassThroughCall implements MessagesCall {
           if (upstream.cancellation.aborted) break;
         }
       }
-      const rest = reader.rest();
-      if (status === 'completed' && rest.length > 0) await sink.write(rest);
       if (status === 'completed') {
+        // The line ends after the last event (a \r\n cut between chunks leaves its \n here).
+        const rest = reader.rest();
+        if (rest.length > 0) await sink.write(rest);
         // A stream that ended without message_stop broke somewhere upstream.
         if (reader.failed || !reader.stopped) status = 'failed';
         if (!reader.failed && !reader.stopped)
