@@ -160,14 +160,15 @@ async function firstEvent(
   const invalid = gate.skip
     ? undefined
     : (gate.invalid ?? (broken ? 'a stream failed or ended without message_stop' : undefined));
+  const added = g && d ? g.ttfcP50Ms - d.ttfcP50Ms : null;
   addFigure(env, {
     id: 'messages-ttfb-added',
     label: 'messages, time to first event at 1 connection, gengate − direct',
     engine: gengate.engine,
     unit: 'ms',
     target: gengate.engine === 'postgres' ? null : TARGETS.messagesAddedTtfbMs,
-    value: g && d ? g.ttfcP50Ms - d.ttfcP50Ms : null,
-    detail: `p50 ${formatNumber(g?.ttfcP50Ms)} ms vs direct ${formatNumber(d?.ttfcP50Ms)} ms (bare ${formatNumber(summaries['bare pass-through']?.ttfcP50Ms)} ms)`,
+    value: added,
+    detail: `p50 ${formatNumber(g?.ttfcP50Ms)} ms vs direct ${formatNumber(d?.ttfcP50Ms)} ms (bare ${formatNumber(b?.ttfcP50Ms)} ms)`,
     skip: gate.skip,
     invalid,
   });
@@ -200,7 +201,7 @@ async function firstEvent(
     unit: 'ms',
     target: null,
     value: g?.gatewayP50Ms ?? null,
-    detail: `p50 of the gateway;dur gengate reports on each answer (request in to first event out, less the upstream's ${formatNumber(g && d ? g.ttfcP50Ms - d.ttfcP50Ms : undefined)} ms of gengate − direct is the rest: the client's and the upstream's extra hop)`,
+    detail: `p50 of the gateway;dur gengate reports on each answer (request in to first event out, less the upstream's time to its answer); the rest of the ${formatNumber(added)} ms of gengate − direct is the two extra hops between processes`,
     skip: gate.skip,
     invalid,
   });
